@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+#
+# siw: software iWARP RNIC, built out of tree.
+#
+#   make                 build siw/siw.ko against KDIR
+#   make check           install what is missing, build, run host and in-VM tests
+#   make demo            boot a VM and show siw between two network namespaces
+#   make shell           an interactive shell in the test VM
+#   make install         install the module (DKMS when present)
+#   make uninstall       remove it again
+#
+# KVER selects the Debian kernel series of the test VM: 6.1 (default) or 6.12.
+# T="test ..." runs only the named in-VM tests.
+
+KVER ?= 6.1
+# The running kernel's build tree when there is one, otherwise Debian's
+# linux-headers-$(KVER).*-amd64 under /usr/src.
+KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
+		    $(lastword $(sort $(wildcard /usr/src/linux-headers-$(KVER).*-amd64))))
+PACKAGE_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+
+all: modules
+
+modules:
+	@test -n "$(KDIR)" -a -d "$(KDIR)" || { \
+		echo "No kernel build tree: set KDIR, or install the headers: apt-get install linux-headers-amd64" >&2; \
+		exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/siw modules
+
+check:
+	KVER=$(KVER) T="$(T)" selftests/check.sh
+
+demo:
+	KVER=$(KVER) selftests/demo-vm.sh
+
+shell:
+	KVER=$(KVER) selftests/shell-vm.sh
+
+install:
+	@if command -v dkms >/dev/null; then \
+		set -e; \
+		rm -rf /usr/src/siw-$(PACKAGE_VERSION); \
+		mkdir -p /usr/src/siw-$(PACKAGE_VERSION); \
+		cp -r dkms.conf siw uapi /usr/src/siw-$(PACKAGE_VERSION)/; \
+		dkms add -m siw -v $(PACKAGE_VERSION); \
+		dkms install -m siw -v $(PACKAGE_VERSION); \
+	else \
+		$(MAKE) modules && \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/siw modules_install && depmod -a; \
+	fi
+
+uninstall:
+	@if command -v dkms >/dev/null && dkms status -m siw -v $(PACKAGE_VERSION) | grep -q siw; then \
+		dkms remove -m siw -v $(PACKAGE_VERSION) --all; \
+		rm -rf /usr/src/siw-$(PACKAGE_VERSION); \
+	else \
+		rm -f /lib/modules/$(shell uname -r)/updates/siw.ko \
+		      /lib/modules/$(shell uname -r)/extra/siw.ko && depmod -a; \
+	fi
+
+clean:
+	@if [ -n "$(KDIR)" ] && [ -d "$(KDIR)" ]; then \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/siw clean; fi
+	$(MAKE) -C selftests/host clean
+
+distclean: clean
+	rm -rf build
+
+.PHONY: all modules check demo shell install uninstall clean distclean

@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+#
+# deps.sh [KVER]
+#
+# Installs what building and testing siw needs on a Debian 12 host, and
+# nothing it does not: the guest kernel is unpacked by kernel.sh, never
+# installed. As root it installs what is missing; as a normal user it
+# prints the exact command to run and fails.
+set -euo pipefail
+
+kver=${1:-6.1}
+
+packages=(
+	build-essential bc kmod cpio xz-utils zstd
+	qemu-system-x86 busybox-static
+	iproute2 iputils-ping ethtool rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
+	libibverbs-dev librdmacm-dev
+	linux-headers-amd64
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	[ "$status" = "install ok installed" ] || missing+=("$p")
+done
+
+# 6.12 comes from bookworm-backports: its package lists must be known.
+backports=/etc/apt/sources.list.d/siw-bookworm-backports.sources
+need_backports=0
+if [ "$kver" = 6.12 ] &&
+   ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+	need_backports=1
+fi
+
+# The apt lists must know the kernel series, or kernel.sh cannot pick one.
+stale_lists=0
+apt-cache madison linux-image-amd64 2>/dev/null | awk '{ print $3 }' |
+	grep -q "^$kver\." || stale_lists=1
+
+if [ ${#missing[@]} -eq 0 ] && [ $need_backports -eq 0 ] && [ $stale_lists -eq 0 ]; then
+	exit 0
+fi
+
+if [ "$(id -u)" != 0 ]; then
+	echo "deps.sh: missing packages; run as root:" >&2
+	if [ $need_backports -eq 1 ]; then
+		echo "  printf 'Types: deb\\nURIs: http://deb.debian.org/debian\\nSuites: bookworm-backports\\nComponents: main\\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\\n' > $backports" >&2
+	fi
+	if [ ${#missing[@]} -gt 0 ]; then
+		echo "  apt-get update && apt-get install -y ${missing[*]}" >&2
+	else
+		echo "  apt-get update" >&2
+	fi
+	exit 1
+fi
+
+if [ $need_backports -eq 1 ]; then
+	printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' > "$backports"
+fi
+apt-get update -q >&2
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "deps.sh: installing: ${missing[*]}" >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		"${missing[@]}" >&2
+fi

@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+#
+# kernel.sh KVER CACHE
+#
+# Makes sure CACHE/<abi>/ holds Debian's kernel image, modules and build
+# headers for the newest Debian kernel of series KVER (6.1: bookworm,
+# 6.12: bookworm-backports), unpacked with dpkg -x and never installed on
+# this host. Prints the ABI name (e.g. 6.1.0-57-amd64) on stdout.
+#
+# Layout of CACHE/<abi>/root: boot/vmlinuz-<abi>, lib/modules/<abi>/,
+# usr/src/linux-headers-<abi>/ (a usable KDIR).
+set -euo pipefail
+
+kver=${1:?usage: kernel.sh KVER CACHE}
+cache=${2:?usage: kernel.sh KVER CACHE}
+
+die() { echo "kernel.sh: $*" >&2; exit 1; }
+
+# The meta-package version of that series, newest first in madison's list.
+meta_version=$(apt-cache madison linux-image-amd64 |
+	awk -v k="$kver." '{ v = $3 } index(v, k) == 1 { print v; exit }')
+[ -n "$meta_version" ] ||
+	die "no linux-image-amd64 of series $kver in the apt lists (is bookworm-backports configured for 6.12? run scripts/deps.sh)"
+
+image_pkg=$(apt-cache depends "linux-image-amd64=$meta_version" |
+	awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
+[ -n "$image_pkg" ] || die "cannot resolve the image package of linux-image-amd64=$meta_version"
+abi=${image_pkg#linux-image-}
+image_version=$(apt-cache madison "$image_pkg" | awk '{ print $3; exit }')
+
+dir=$cache/$abi
+if [ -f "$dir/.complete" ]; then
+	echo "$abi"
+	exit 0
+fi
+
+echo "kernel.sh: fetching Debian kernel $abi ($image_version)" >&2
+rm -rf "$dir"
+mkdir -p "$dir/debs"
+# The headers package of 6.12 names the common headers and kbuild
+# packages it needs; take them from its dependencies.
+headers_deps=$(apt-cache depends "linux-headers-$abi=$image_version" |
+	awk '/Depends: linux-(headers|kbuild)-/ { print $2 }')
+(
+	cd "$dir/debs"
+	# apt's sandbox user must be able to write here.
+	chmod 0777 .
+	apt-get download -q "$image_pkg=$image_version" \
+		"linux-headers-$abi=$image_version" $headers_deps >&2
+)
+for deb in "$dir"/debs/*.deb; do
+	dpkg -x "$deb" "$dir/root"
+done
+rm -rf "$dir/debs"
+
+[ -f "$dir/root/boot/vmlinuz-$abi" ] || die "no vmlinuz in $image_pkg"
+[ -f "$dir/root/usr/src/linux-headers-$abi/Makefile" ] || die "no headers for $abi"
+touch "$dir/.complete"
+echo "$abi"

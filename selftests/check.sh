@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+#
+# check.sh: what `make check` runs.
+#
+#   KVER=6.1|6.12   Debian kernel series of the guest (default 6.1)
+#   T="name ..."    run only these in-VM tests (names from selftests/tests,
+#                   or "twovm" for the two-guest topology)
+#
+# Installs what is missing (scripts/deps.sh), fetches and unpacks the
+# Debian kernel (scripts/kernel.sh), builds siw.ko against exactly that
+# kernel, runs the host tests and the in-VM tests, and ends with the line
+# "N passed, N failed". Exits non-zero on any failure, including a guest
+# that hangs (bounded by the run's timeout) or logs a kernel warning.
+set -uo pipefail
+
+. "$(dirname "$0")/prepare.sh"
+tests=${T:-}
+
+results=$top/build/results-$kver
+mkdir -p "$results"
+rm -f "$results"/*.tap
+
+prepare || {
+	echo "not ok - prepare and build (see above)"
+	echo "0 passed, 1 failed"
+	exit 1
+}
+
+extra_failed=0
+
+echo "== host tests"
+if ! make -s -C selftests/host all; then
+	echo "not ok 1 - host tests build" > "$results/host.tap"
+else
+	(cd selftests/host && for t in abi_test; do ./$t; done) > "$results/host.tap"
+fi
+grep -E '^(not )?ok ' "$results/host.tap" | grep '^not ok' || true
+
+# Split T into single-VM tests and the two-VM topology.
+vm_tests=() twovm=1
+if [ -n "$tests" ]; then
+	twovm=0
+	for t in $tests; do
+		if [ "$t" = twovm ]; then twovm=1; else vm_tests+=("$t"); fi
+	done
+fi
+
+if [ -z "$tests" ] || [ ${#vm_tests[@]} -gt 0 ]; then
+	echo "== in-VM tests on $abi (${vm_tests[*]:-all})"
+	if ! run_vm --out "build/vm/test-$abi" test "${vm_tests[@]}"; then
+		extra_failed=1
+	fi
+	cp "build/vm/test-$abi/results.tap" "$results/vm.tap" 2>/dev/null ||
+		echo "not ok 1 - the guest produced no results (see build/vm/test-$abi/console.log)" > "$results/vm.tap"
+	grep -E '^not ok' -B12 "$results/vm.tap" || true
+fi
+
+if [ $twovm = 1 ]; then
+	echo "== two-VM tests on $abi"
+	if ! run_vm --out "build/vm/twovm-$abi" twovm; then
+		extra_failed=1
+	fi
+	for i in 1 2; do
+		f=build/vm/twovm-$abi/vm$i/results.tap
+		if [ -f "$f" ]; then
+			sed "s/^\(\(not \)\?ok [0-9]* - \)/\1vm$i: /" "$f" > "$results/twovm$i.tap"
+		else
+			echo "not ok 1 - vm$i: the guest produced no results (see ${f%/*}/console.log)" > "$results/twovm$i.tap"
+		fi
+		grep -E '^not ok' -B12 "$results/twovm$i.tap" || true
+	done
+fi
+
+passed=$(cat "$results"/*.tap | grep -c '^ok ')
+failed=$(cat "$results"/*.tap | grep -c '^not ok ')
+# A guest that crashed, hung or logged a kernel warning fails the run even
+# where every case it printed passed.
+if [ $extra_failed = 1 ] && [ "$failed" = 0 ]; then
+	echo "not ok - guest did not finish cleanly (console logs under build/vm/)"
+	failed=1
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+#
+# The demo, run inside the guest by `make demo`: two network namespaces
+# joined by a veth pair, siw attached to the veth on each side, and what
+# stock rdma-core sees of the two RNICs.
+. "$(dirname "$0")/tests/lib.sh"
+trap cleanup_netns EXIT
+
+say() { printf '\n\033[1m%s\033[0m\n' "$*"; }
+show() { echo "\$ $*"; "$@"; }
+
+say "1. Two network namespaces, $NS1 and $NS2, joined by a veth pair:"
+echo "   $NS1: $IF1 192.0.2.1/24  <--->  $NS2: $IF2 192.0.2.2/24"
+setup_veth_pair || exit 1
+show ip netns exec "$NS1" ping -c1 -W2 192.0.2.2 || exit 1
+
+say "2. Load siw, the software iWARP RNIC:"
+show modprobe siw || exit 1
+
+say "3. Attach siw to the veth in each namespace (rdma link add):"
+show ip netns exec "$NS1" rdma link add siw_a type siw netdev "$IF1" || exit 1
+show ip netns exec "$NS2" rdma link add siw_b type siw netdev "$IF2" || exit 1
+show ip netns exec "$NS1" rdma link show
+
+say "4. Stock rdma-core sees two iWARP RNICs through its siw provider:"
+show ibv_devices
+show ibv_devinfo -d siw_a || exit 1
+
+say "5. The port follows the netdev: take $IF1 down and up again."
+show ip netns exec "$NS1" ip link set "$IF1" down
+wait_for 5 port_state_is siw_a PORT_DOWN
+echo "siw_a port: $(port_state siw_a)"
+show ip netns exec "$NS1" ip link set "$IF1" up
+wait_for 5 port_state_is siw_a PORT_ACTIVE
+echo "siw_a port: $(port_state siw_a)"
+
+say "6. Detach and unload:"
+show rdma link delete siw_a
+show rdma link delete siw_b
+show modprobe -r siw
+say "Done. RDMA traffic between the namespaces joins this demo with the data path."

@@ -1,0 +1,137 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+#
+# Helpers for in-VM tests. A test sources this file and reports each case
+# with ok/fail/check; guest-run-tests.sh numbers the cases. Commands are
+# echoed before they run, so a failure's log says what was done.
+#
+# Topology made by setup_veth_pair:
+#
+#   netns $NS1                          netns $NS2
+#   veth $IF1 -------------------------- veth $IF2
+#   192.0.2.1/24, 2001:db8::1/64        192.0.2.2/24, 2001:db8::2/64
+
+SIW_DIR=${SIW_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+NS1=siw-a-$$
+NS2=siw-b-$$
+IF1=veth-a
+IF2=veth-b
+
+ok() { echo "ok - $*"; }
+
+# fail DESC [DETAIL...]: a failed case, with its details as comments.
+fail() {
+	local desc=$1
+	shift
+	echo "not ok - $desc"
+	for d in "$@"; do
+		echo "$d" | sed 's/^/    /'
+	done
+}
+
+# run CMD...: echo, then run a command, keeping its output in $OUT.
+run() {
+	echo "+ $*"
+	OUT=$("$@" 2>&1)
+	local rc=$?
+	[ -n "$OUT" ] && echo "$OUT" | sed 's/^/  | /'
+	return $rc
+}
+
+# check DESC CMD...: a case that passes when CMD succeeds.
+check() {
+	local desc=$1
+	shift
+	if run "$@"; then
+		ok "$desc"
+	else
+		fail "$desc" "command failed: $*"
+	fi
+}
+
+# check_fails DESC CMD...: a case that passes when CMD fails.
+check_fails() {
+	local desc=$1
+	shift
+	if run "$@"; then
+		fail "$desc" "command succeeded but must fail: $*"
+	else
+		ok "$desc"
+	fi
+}
+
+# wait_for SECONDS CMD...: poll CMD until it succeeds or time runs out.
+wait_for() {
+	local deadline=$((SECONDS + $1))
+	shift
+	while ! "$@" >/dev/null 2>&1; do
+		[ $SECONDS -ge $deadline ] && return 1
+		sleep 0.2
+	done
+}
+
+# check_wait DESC SECONDS CMD...: a case that passes once CMD succeeds.
+check_wait() {
+	local desc=$1 secs=$2
+	shift 2
+	echo "+ (waiting up to ${secs}s) $*"
+	if wait_for "$secs" "$@"; then
+		ok "$desc"
+	else
+		run "$@"
+		fail "$desc" "still failing after ${secs}s: $*"
+	fi
+}
+
+# require CMD...: a missing prerequisite fails the test loudly.
+require() {
+	local c
+	for c in "$@"; do
+		if ! command -v "$c" >/dev/null; then
+			fail "prerequisite $c is installed" "$c not found in the guest's PATH"
+			exit 1
+		fi
+	done
+}
+
+n1() { ip netns exec "$NS1" "$@"; }
+n2() { ip netns exec "$NS2" "$@"; }
+
+setup_veth_pair() {
+	ip netns add "$NS1" && ip netns add "$NS2" &&
+	ip link add "$IF1" netns "$NS1" type veth peer name "$IF2" netns "$NS2" &&
+	n1 ip link set lo up && n2 ip link set lo up &&
+	n1 ip addr add 192.0.2.1/24 dev "$IF1" &&
+	n2 ip addr add 192.0.2.2/24 dev "$IF2" &&
+	n1 ip -6 addr add 2001:db8::1/64 dev "$IF1" nodad &&
+	n2 ip -6 addr add 2001:db8::2/64 dev "$IF2" nodad &&
+	n1 ip link set "$IF1" up && n2 ip link set "$IF2" up
+}
+
+cleanup_netns() {
+	ip netns del "$NS1" 2>/dev/null
+	ip netns del "$NS2" 2>/dev/null
+	true
+}
+
+# Every siw device the RDMA core knows, one name per line.
+siw_devices() {
+	rdma link show 2>/dev/null | awk '/ netdev /{ split($2, a, "/"); print a[1] }'
+}
+
+has_rdma_dev() { rdma dev show "$1" >/dev/null 2>&1; }
+no_rdma_dev() { ! rdma dev show "$1" >/dev/null 2>&1; }
+
+# port_state DEV: PORT_ACTIVE, PORT_DOWN, ... as ibv_devinfo reports it.
+port_state() {
+	ibv_devinfo -d "$1" 2>/dev/null | awk '/state:/ { print $2; exit }'
+}
+
+port_state_is() { [ "$(port_state "$1")" = "$2" ]; }
+
+load_siw() {
+	lsmod | grep -q '^siw ' || modprobe siw
+}
+
+unload_siw() {
+	! lsmod | grep -q '^siw ' || modprobe -r siw
+}

@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+#
+# Stage 2 of the guest, PID 1, running on the host's root filesystem
+# (read-only over 9p) with tmpfs where programs write. Runs what SIW_MODE
+# asks for, writes the verdict into the output share, and powers off.
+#
+#   SIW_MODE=test   run the in-VM tests named in SIW_TESTS (or all)
+#   SIW_MODE=shell  an interactive shell on the console
+#   SIW_MODE=demo   the README's demo
+#   SIW_MODE=peer   one guest of the two-VM topology (SIW_VM=1 or 2)
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TERM=${TERM:-linux} LANG=C.UTF-8
+cd /
+
+poweroff_now() {
+	sync
+	echo o > /proc/sysrq-trigger
+	sleep 30
+}
+
+mount -t devpts -o newinstance,ptmxmode=0666 devpts /dev/pts 2>/dev/null
+ln -sf /proc/self/fd /dev/fd 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+hostname "siw-guest${SIW_VM:-}"
+ip link set lo up
+echo 1 > /proc/sys/kernel/sysrq
+# Every message reaches the console log the host scans.
+echo 8 > /proc/sys/kernel/printk
+
+out=$SIW_OUT
+echo "guest: kernel $(uname -r), mode ${SIW_MODE}" > /dev/console
+
+case "$SIW_MODE" in
+test)
+	"$SIW_DIR/selftests/vm/guest-run-tests.sh" ${SIW_TESTS//,/ } > "$out/results.tap" 2>"$out/tests.stderr"
+	echo $? > "$out/exit-code"
+	;;
+demo)
+	"$SIW_DIR/selftests/demo.sh" 2>&1 | tee "$out/demo.log" > /dev/console
+	echo "${PIPESTATUS[0]}" > "$out/exit-code"
+	;;
+peer)
+	"$SIW_DIR/selftests/vm/guest-run-tests.sh" "$SIW_DIR/selftests/vm/guest-peer.sh" \
+		> "$out/results.tap" 2>"$out/tests.stderr"
+	echo $? > "$out/exit-code"
+	;;
+shell)
+	echo "guest: interactive shell; the siw tree is $SIW_DIR; 'exit' powers off" > /dev/console
+	setsid bash -c "exec bash -i </dev/ttyS0 >/dev/ttyS0 2>&1"
+	echo 0 > "$out/exit-code"
+	;;
+*)
+	echo "guest: unknown SIW_MODE '$SIW_MODE'" > /dev/console
+	echo 2 > "$out/exit-code"
+	;;
+esac
+dmesg > "$out/dmesg.txt" 2>&1
+poweroff_now

@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+#
+# guest-run-tests.sh [NAME...]
+#
+# Runs the in-VM tests selftests/tests/NN-NAME.sh (all, or those named, or
+# scripts given by absolute path) and
+# prints one TAP stream: every case of every test, numbered in order, plus
+# one case per test that the kernel log stayed clean while it ran. Each
+# test runs under its own timeout.
+tests_dir=$(cd "$(dirname "$0")/../tests" && pwd)
+timeout_s=${SIW_TEST_TIMEOUT:-300}
+# What must never appear in the guest's kernel log.
+bad_log='WARNING:|BUG:|Oops|general protection fault|blocked for more than|soft lockup|hard LOCKUP|kmemleak|Call Trace|UBSAN|KASAN|refcount_t:|list_add corruption|unregister_netdevice: waiting'
+
+selected=()
+if [ $# -eq 0 ]; then
+	selected=("$tests_dir"/[0-9]*.sh)
+else
+	for name in "$@"; do
+		match=("$tests_dir"/[0-9]*-"$name".sh)
+		if [ "${name#/}" != "$name" ] && [ -f "$name" ]; then
+			selected+=("$name")
+		elif [ -f "${match[0]}" ]; then
+			selected+=("${match[0]}")
+		else
+			selected+=("missing:$name")
+		fi
+	done
+fi
+
+n=0
+failed=0
+echo "TAP version 13"
+for t in "${selected[@]}"; do
+	if [ "${t#missing:}" != "$t" ]; then
+		n=$((n + 1))
+		echo "not ok $n - ${t#missing:}: no such test in $tests_dir"
+		failed=$((failed + 1))
+		continue
+	fi
+	name=$(basename "$t" .sh)
+	name=${name#[0-9][0-9]-}
+	echo "# test: $name"
+	log_before=$(dmesg | wc -l)
+	cases=0
+	rc=
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "*|"not ok "*)
+			n=$((n + 1))
+			cases=$((cases + 1))
+			status=${line%% -*}
+			[ "$status" = ok ] || failed=$((failed + 1))
+			echo "$status $n - $name: ${line#* - }"
+			;;
+		"exit-status "*)
+			rc=${line#exit-status }
+			;;
+		*)
+			echo "# $line"
+			;;
+		esac
+	done < <(cd "$tests_dir" && timeout -k 10 "$timeout_s" bash "$t" 2>&1; echo "exit-status $?")
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		n=$((n + 1))
+		echo "not ok $n - $name: timed out after ${timeout_s}s"
+		failed=$((failed + 1))
+	fi
+	n=$((n + 1))
+	new_log=$(dmesg | tail -n +"$((log_before + 1))")
+	if echo "$new_log" | grep -Eq "$bad_log"; then
+		echo "not ok $n - $name: kernel log clean"
+		failed=$((failed + 1))
+		echo "$new_log" | grep -E -B2 -A20 "$bad_log" | head -60 | sed 's/^/# /'
+	elif [ "$cases" -eq 0 ]; then
+		echo "not ok $n - $name: ran no case (crashed or timed out after ${timeout_s}s?)"
+		failed=$((failed + 1))
+	else
+		echo "ok $n - $name: kernel log clean"
+	fi
+done
+echo "1..$n"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,171 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+#
+# run.sh [options] MODE [TEST...]
+#
+# Boots throwaway QEMU guests (software emulation) on a Debian kernel with
+# the freshly built siw.ko, and runs MODE inside:
+#   test    the in-VM tests (all, or the TEST names given); prints TAP
+#   shell   an interactive shell on this terminal
+#   demo    the README's demo
+#   twovm   two guests joined by QEMU stream networking over a Unix socket
+#
+# Options:
+#   --abi ABI        Debian kernel ABI (from scripts/kernel.sh)
+#   --kcache DIR     where kernel.sh unpacked it
+#   --module PATH    siw.ko built for ABI
+#   --out DIR        output directory (console logs, TAP, dmesg)
+#   --timeout SECS   wall-clock limit of the whole boot (default 1500)
+#
+# Exit status: 0 when the guest(s) ran MODE to the end and reported
+# success and the console log holds no kernel warning; 1 otherwise.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+abi= kcache= module= out= timeout_s=1500
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--abi) abi=$2; shift 2 ;;
+	--kcache) kcache=$2; shift 2 ;;
+	--module) module=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	--timeout) timeout_s=$2; shift 2 ;;
+	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+mode=${1:-}
+shift || true
+case "$mode" in
+test|shell|demo|twovm) ;;
+*) echo "usage: run.sh --abi ABI --kcache DIR --module siw.ko --out DIR test|shell|demo|twovm [TEST...]" >&2
+   exit 2 ;;
+esac
+for v in abi kcache module out; do
+	[ -n "${!v}" ] || { echo "run.sh: --$v is required" >&2; exit 2; }
+done
+[ -f "$module" ] || { echo "run.sh: no module at $module" >&2; exit 2; }
+command -v qemu-system-x86_64 >/dev/null ||
+	{ echo "run.sh: qemu-system-x86_64 missing: apt-get install qemu-system-x86" >&2; exit 2; }
+
+kroot=$kcache/$abi/root
+vmlinuz=$kroot/boot/vmlinuz-$abi
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+module=$(cd "$(dirname "$module")" && pwd)/$(basename "$module")
+
+# The guest's /lib/modules: the Debian kernel's modules (hard links, no
+# copy) plus siw.ko, indexed by depmod.
+modroot=$top/build/vm/modroot-$abi
+if [ ! -d "$modroot/lib/modules/$abi/kernel" ]; then
+	rm -rf "$modroot"
+	mkdir -p "$modroot/lib/modules"
+	cp -al "$kroot/lib/modules/$abi" "$modroot/lib/modules/$abi"
+fi
+mkdir -p "$modroot/lib/modules/$abi/updates"
+cp "$module" "$modroot/lib/modules/$abi/updates/siw.ko"
+depmod -b "$modroot" "$abi" || { echo "run.sh: depmod failed" >&2; exit 1; }
+
+initrd=$top/build/vm/initramfs-$abi.cpio.gz
+if [ ! -f "$initrd" ] || [ "$here/init-stage1" -nt "$initrd" ] ||
+   [ "$here/mkinitramfs.sh" -nt "$initrd" ]; then
+	"$here/mkinitramfs.sh" "$modroot" "$abi" "$initrd" || exit 1
+fi
+
+# boot_guest NAME OUTDIR GUEST_MODE EXTRA_ENV [QEMU ARGS...]
+# The output share is OUTDIR, or $share when set.
+boot_guest() {
+	local name=$1 gout=$2 gmode=$3 genv=$4
+	shift 4
+	local gshare=${share:-$gout}
+	mkdir -p "$gout"
+	rm -f "$gout"/{exit-code,results.tap,dmesg.txt,console.log}
+	local append="console=ttyS0 panic=-1 oops=panic softlockup_panic=1"
+	append+=" hung_task_panic=1 tsc=reliable no_timer_check mitigations=off"
+	append+=" SIW_DIR=$top SIW_OUT=$gout SIW_SHARE=$gshare SIW_MODROOT=$modroot"
+	append+=" SIW_MODE=$gmode"
+	append+=" $genv"
+	local serial="file:$gout/console.log"
+	[ "$gmode" = shell ] && serial=mon:stdio
+	qemu-system-x86_64 -name "$name" -machine q35 -cpu max -smp 2 -m 2G \
+		-nodefaults -no-reboot -display none -vga none \
+		-kernel "$vmlinuz" -initrd "$initrd" -append "$append" \
+		-fsdev local,id=hostroot,path=/,readonly=on,security_model=none,multidevs=remap \
+		-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
+		-fsdev local,id=out,path="$gshare",security_model=none \
+		-device virtio-9p-pci,fsdev=out,mount_tag=out \
+		-serial "$serial" "$@"
+}
+
+# Scans a console log for what must never happen in the guest kernel.
+bad_log='WARNING:|BUG:|Oops|general protection fault|blocked for more than|soft lockup|hard LOCKUP|Kernel panic|kmemleak|UBSAN|KASAN|refcount_t:|unregister_netdevice: waiting'
+log_clean() {
+	if grep -Eq "$bad_log" "$1"; then
+		echo "run.sh: kernel trouble in $1:" >&2
+		grep -E -B2 -A25 "$bad_log" "$1" | head -80 >&2
+		return 1
+	fi
+}
+
+case "$mode" in
+shell)
+	boot_guest siw-shell "$out" shell "" -nic none
+	exit 0
+	;;
+test|demo)
+	boot_guest "siw-$mode" "$out" "$mode" "SIW_TESTS=$(IFS=,; echo "$*")" -nic none &
+	qemu=$!
+	;;
+twovm)
+	sock=$out/net.sock
+	rm -f "$sock" "$out"/vm*/done
+	share=$out
+	boot_guest siw-vm1 "$out/vm1" peer "SIW_VM=1" \
+		-netdev stream,id=n0,server=on,addr.type=unix,addr.path="$sock" \
+		-device virtio-net-pci,netdev=n0,mac=52:54:00:00:02:01 &
+	qemu=$!
+	for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
+	boot_guest siw-vm2 "$out/vm2" peer "SIW_VM=2" \
+		-netdev stream,id=n0,server=off,addr.type=unix,addr.path="$sock" \
+		-device virtio-net-pci,netdev=n0,mac=52:54:00:00:02:02 &
+	qemu2=$!
+	;;
+esac
+
+# Bounded wait: a hung guest is killed and counted as a failure; its
+# console log stays in $out for reading.
+deadline=$((SECONDS + timeout_s))
+timed_out=0
+for pid in $qemu ${qemu2:-}; do
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ $SECONDS -ge $deadline ]; then
+			timed_out=1
+			kill "$pid" 2>/dev/null
+			sleep 1
+			kill -9 "$pid" 2>/dev/null
+			break
+		fi
+		sleep 1
+	done
+	wait "$pid" 2>/dev/null
+done
+
+rc=0
+if [ $timed_out = 1 ]; then
+	echo "run.sh: guest timed out after ${timeout_s}s; console log in $out" >&2
+	rc=1
+fi
+gouts=$out
+[ "$mode" = twovm ] && gouts="$out/vm1 $out/vm2"
+for g in $gouts; do
+	log_clean "$g/console.log" || rc=1
+	if [ ! -f "$g/exit-code" ]; then
+		echo "run.sh: guest in $g did not finish (crash or timeout); last console lines:" >&2
+		tail -30 "$g/console.log" >&2
+		rc=1
+	elif [ "$(cat "$g/exit-code")" != 0 ]; then
+		rc=1
+	fi
+done
+exit $rc

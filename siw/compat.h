@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/*
+ * The one place that knows about kernel versions. Force-included into every
+ * file of the module (see Kbuild); the rest of the code uses the names
+ * defined here and never tests LINUX_VERSION_CODE itself.
+ *
+ * Supported: Debian bookworm's 6.1 and bookworm-backports' 6.12.
+ */
+#ifndef SIW_COMPAT_H
+#define SIW_COMPAT_H
+
+#include <linux/version.h>
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
+#error "siw needs Linux 6.1 or newer"
+#endif
+
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+/*
+ * create_cq receives the uverbs attribute bundle instead of the udata on
+ * newer kernels (6.12 has it, 6.1 not). SIW_CREATE_CQ_UDATA_T is the type
+ * of the last argument; siw_create_cq_udata() gives the udata either way.
+ */
+#ifdef SIW_HAVE_CREATE_CQ_ATTR_BUNDLE
+#define SIW_CREATE_CQ_UDATA_T struct uverbs_attr_bundle
+static inline struct ib_udata *
+siw_create_cq_udata(struct uverbs_attr_bundle *attrs)
+{
+	return attrs ? &attrs->driver_udata : NULL;
+}
+#else
+#define SIW_CREATE_CQ_UDATA_T struct ib_udata
+static inline struct ib_udata *siw_create_cq_udata(struct ib_udata *udata)
+{
+	return udata;
+}
+#endif
+
+#endif /* SIW_COMPAT_H */

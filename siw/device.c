@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+/*
+ * The siw ib_device: creation on `rdma link add`, attributes, port state,
+ * and release.
+ */
+#include <linux/etherdevice.h>
+#include <linux/ethtool.h>
+#include <linux/idr.h>
+#include <linux/rtnetlink.h>
+#include <net/addrconf.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_mad.h>
+
+#include "siw.h"
+
+/* Numbers handed to the provider as siw_uresp_alloc_ctx.dev_id. */
+static DEFINE_IDA(siw_dev_ida);
+
+/*
+ * Serialises siw_device_add(): the checks "name unused" and "netdev has no
+ * siw device yet" and the registration that makes both true must not
+ * interleave with another link add.
+ */
+static DEFINE_MUTEX(siw_add_mutex);
+
+static int siw_query_device(struct ib_device *ibdev,
+			    struct ib_device_attr *attr, struct ib_udata *udata)
+{
+	struct siw_device *sdev = to_siw_dev(ibdev);
+
+	if (udata && (udata->inlen || udata->outlen))
+		return -EINVAL;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->fw_ver = SIW_FW_VER;
+	attr->sys_image_guid = ibdev->node_guid;
+	attr->max_mr_size = SIW_MAX_MR_SIZE;
+	attr->page_size_cap = PAGE_SIZE;
+	attr->vendor_id = SIW_VENDOR_ID;
+	attr->vendor_part_id = SIW_VENDOR_PART_ID;
+	attr->hw_ver = 0;
+	attr->max_qp = SIW_MAX_QP;
+	attr->max_qp_wr = SIW_MAX_QP_WR;
+	attr->max_send_sge = SIW_MAX_SGE;
+	attr->max_recv_sge = SIW_MAX_SGE;
+	attr->max_sge_rd = SIW_MAX_SGE_RD;
+	attr->max_cq = SIW_MAX_CQ;
+	attr->max_cqe = SIW_MAX_CQE;
+	attr->max_mr = SIW_MAX_MR;
+	attr->max_pd = SIW_MAX_PD;
+	attr->max_qp_rd_atom = SIW_MAX_IRD_QP;
+	attr->max_qp_init_rd_atom = SIW_MAX_ORD_QP;
+	attr->max_res_rd_atom = SIW_MAX_QP * SIW_MAX_IRD_QP;
+	attr->max_srq = SIW_MAX_SRQ;
+	attr->max_srq_wr = SIW_MAX_SRQ_WR;
+	attr->max_srq_sge = SIW_MAX_SGE;
+	attr->atomic_cap = IB_ATOMIC_NONE;
+	attr->max_pkeys = 1;
+	/* `rdma link delete` may remove a siw device. */
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	/* iWARP has no address handles, multicast or memory windows (yet). */
+	attr->max_ah = 0;
+	attr->max_mw = 0;
+	(void)sdev;
+	return 0;
+}
+
+int siw_port_active(struct net_device *netdev)
+{
+	return netif_running(netdev) && netif_carrier_ok(netdev);
+}
+
+static int siw_query_port(struct ib_device *ibdev, u32 port,
+			  struct ib_port_attr *attr)
+{
+	struct siw_device *sdev = to_siw_dev(ibdev);
+	struct net_device *netdev = sdev->netdev;
+	int active = siw_port_active(netdev);
+
+	/* ib_core has filled in what it derives itself; we own the rest. */
+	attr->state = active ? IB_PORT_ACTIVE : IB_PORT_DOWN;
+	attr->phys_state = active ? IB_PORT_PHYS_STATE_LINK_UP :
+				    IB_PORT_PHYS_STATE_DISABLED;
+	attr->max_mtu = IB_MTU_4096;
+	attr->active_mtu = ib_mtu_int_to_enum(READ_ONCE(netdev->mtu));
+	attr->gid_tbl_len = 1;
+	attr->pkey_tbl_len = 1;
+	attr->port_cap_flags = IB_PORT_CM_SUP | IB_PORT_DEVICE_MGMT_SUP;
+	attr->max_msg_sz = SIW_MAX_MSG_SIZE;
+	attr->lid = 0;
+	attr->sm_lid = 0;
+	attr->lmc = 0;
+
+	attr->active_speed = READ_ONCE(sdev->active_speed);
+	attr->active_width = READ_ONCE(sdev->active_width);
+	return 0;
+}
+
+/*
+ * The port's speed and width, as near as IB's enumerations come to the
+ * netdev's Ethernet speed. A netdev that reports no speed (lo, many virtual
+ * NICs) counts as 1 Gb/s, the convention ib_core uses too.
+ */
+static const struct {
+	u32 max_mbps;
+	u16 speed;
+	u8 width;
+} siw_speed_map[] = {
+	{ 2500, IB_SPEED_SDR, IB_WIDTH_1X },
+	{ 5000, IB_SPEED_DDR, IB_WIDTH_1X },
+	{ 10000, IB_SPEED_QDR, IB_WIDTH_1X },
+	{ 14000, IB_SPEED_FDR, IB_WIDTH_1X },
+	{ 25000, IB_SPEED_EDR, IB_WIDTH_1X },
+	{ 40000, IB_SPEED_QDR, IB_WIDTH_4X },
+	{ 50000, IB_SPEED_HDR, IB_WIDTH_1X },
+	{ 100000, IB_SPEED_EDR, IB_WIDTH_4X },
+	{ 200000, IB_SPEED_HDR, IB_WIDTH_4X },
+	{ U32_MAX, IB_SPEED_NDR, IB_WIDTH_4X },
+};
+
+/*
+ * Must hold RTNL. Reads the link speed through ethtool and caches it for
+ * query_port, which must not take RTNL itself.
+ */
+void siw_update_link_speed(struct siw_device *sdev)
+{
+	struct ethtool_link_ksettings ks = {};
+	u32 mbps = SPEED_1000;
+	unsigned int i;
+
+	ASSERT_RTNL();
+	if (sdev->netdev->ethtool_ops &&
+	    sdev->netdev->ethtool_ops->get_link_ksettings &&
+	    !__ethtool_get_link_ksettings(sdev->netdev, &ks) &&
+	    ks.base.speed != SPEED_UNKNOWN && ks.base.speed)
+		mbps = ks.base.speed;
+
+	for (i = 0; i < ARRAY_SIZE(siw_speed_map) - 1; i++)
+		if (mbps <= siw_speed_map[i].max_mbps)
+			break;
+	WRITE_ONCE(sdev->active_speed, siw_speed_map[i].speed);
+	WRITE_ONCE(sdev->active_width, siw_speed_map[i].width);
+}
+
+static int siw_get_port_immutable(struct ib_device *ibdev, u32 port,
+				  struct ib_port_immutable *immutable)
+{
+	struct ib_port_attr attr;
+	int err;
+
+	err = ib_query_port(ibdev, port, &attr);
+	if (err)
+		return err;
+
+	immutable->gid_tbl_len = attr.gid_tbl_len;
+	immutable->pkey_tbl_len = attr.pkey_tbl_len;
+	immutable->core_cap_flags = RDMA_CORE_PORT_IWARP;
+	return 0;
+}
+
+/* The one GID is the netdev's MAC address, padded with zeroes. */
+static int siw_query_gid(struct ib_device *ibdev, u32 port, int idx,
+			 union ib_gid *gid)
+{
+	struct siw_device *sdev = to_siw_dev(ibdev);
+
+	if (idx != 0)
+		return -EINVAL;
+	memset(gid, 0, sizeof(*gid));
+	memcpy(gid->raw, sdev->netdev->dev_addr,
+	       min_t(unsigned int, sdev->netdev->addr_len, ETH_ALEN));
+	return 0;
+}
+
+static int siw_query_pkey(struct ib_device *ibdev, u32 port, u16 idx,
+			  u16 *pkey)
+{
+	if (idx != 0)
+		return -EINVAL;
+	*pkey = 0xffff;	/* iWARP has no partitions: the default key */
+	return 0;
+}
+
+static void siw_get_dev_fw_str(struct ib_device *ibdev, char *str)
+{
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%s", SIW_DRV_VERSION);
+}
+
+/*
+ * Last call ib_core makes into the driver for a device, after it has been
+ * unregistered and every user is gone.
+ */
+static void siw_dealloc_driver(struct ib_device *ibdev)
+{
+	struct siw_device *sdev = to_siw_dev(ibdev);
+
+	WARN_ON(atomic_read(&sdev->num_pd) || atomic_read(&sdev->num_ctx));
+	dev_put(sdev->netdev);
+	ida_free(&siw_dev_ida, sdev->dev_id);
+}
+
+static const struct ib_device_ops siw_device_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_SIW,
+	.uverbs_abi_ver = SIW_ABI_VERSION,
+
+	.dealloc_driver = siw_dealloc_driver,
+	.get_dev_fw_str = siw_get_dev_fw_str,
+	.get_port_immutable = siw_get_port_immutable,
+	.query_device = siw_query_device,
+	.query_gid = siw_query_gid,
+	.query_pkey = siw_query_pkey,
+	.query_port = siw_query_port,
+};
+
+void siw_port_event(struct siw_device *sdev, enum ib_event_type type)
+{
+	struct ib_event event = {
+		.device = &sdev->base_dev,
+		.event = type,
+		.element.port_num = 1,
+	};
+
+	ib_dispatch_event(&event);
+}
+
+/* EUI-64 from the MAC; a made-up, locally administered one without a MAC. */
+static void siw_set_node_guid(struct siw_device *sdev)
+{
+	const unsigned char *mac = sdev->netdev->dev_addr;
+	u8 eui[8];
+
+	if (sdev->netdev->addr_len == ETH_ALEN && !is_zero_ether_addr(mac)) {
+		addrconf_addr_eui48(eui, mac);
+	} else {
+		u8 synth[ETH_ALEN] = { 0x02, 's', 'i', 'w', 0, 0 };
+
+		synth[4] = sdev->dev_id >> 8;
+		synth[5] = sdev->dev_id;
+		addrconf_addr_eui48(eui, synth);
+	}
+	memcpy(&sdev->base_dev.node_guid, eui, sizeof(eui));
+}
+
+/*
+ * Returns true when netdev has started unregistering. Taken under RTNL, so
+ * that either the NETDEV_UNREGISTER notifier runs after this point and sees
+ * our device, or we see the netdev going away here.
+ */
+static bool siw_netdev_gone(struct net_device *netdev)
+{
+	bool gone;
+
+	rtnl_lock();
+	gone = netdev->reg_state != NETREG_REGISTERED;
+	rtnl_unlock();
+	return gone;
+}
+
+int siw_device_add(const char *ibdev_name, struct net_device *netdev)
+{
+	struct siw_device *sdev;
+	struct ib_device *other;
+	int err;
+
+	mutex_lock(&siw_add_mutex);
+
+	other = ib_device_get_by_name(ibdev_name, RDMA_DRIVER_UNKNOWN);
+	if (other) {
+		ib_device_put(other);
+		pr_warn("siw: cannot add link %s: an RDMA device of that name exists\n",
+			ibdev_name);
+		err = -EEXIST;
+		goto err_unlock;
+	}
+	other = ib_device_get_by_netdev(netdev, RDMA_DRIVER_SIW);
+	if (other) {
+		pr_warn("siw: cannot add link %s: netdev %s already has siw device %s\n",
+			ibdev_name, netdev->name, dev_name(&other->dev));
+		ib_device_put(other);
+		err = -EEXIST;
+		goto err_unlock;
+	}
+
+	sdev = ib_alloc_device(siw_device, base_dev);
+	if (!sdev) {
+		err = -ENOMEM;
+		goto err_unlock;
+	}
+
+	err = ida_alloc(&siw_dev_ida, GFP_KERNEL);
+	if (err < 0)
+		goto err_dealloc_device;
+	sdev->dev_id = err;
+
+	dev_hold(netdev);
+	sdev->netdev = netdev;
+
+	sdev->base_dev.node_type = RDMA_NODE_RNIC;
+	sdev->base_dev.phys_port_cnt = 1;
+	sdev->base_dev.num_comp_vectors = 1;
+	sdev->base_dev.local_dma_lkey = 0;
+	memcpy(sdev->base_dev.node_desc, SIW_NODE_DESC_COMMON,
+	       sizeof(SIW_NODE_DESC_COMMON));
+	siw_set_node_guid(sdev);
+	rtnl_lock();
+	siw_update_link_speed(sdev);
+	rtnl_unlock();
+
+	ib_set_device_ops(&sdev->base_dev, &siw_device_ops);
+	ib_set_device_ops(&sdev->base_dev, &siw_verbs_ops);
+	ib_set_device_ops(&sdev->base_dev, &siw_cm_ops);
+
+	/*
+	 * From here on ib_dealloc_device() undoes everything above through
+	 * our dealloc_driver: the netdev reference and the id.
+	 */
+	err = ib_device_set_netdev(&sdev->base_dev, netdev, 1);
+	if (err)
+		goto err_dealloc_device;
+
+	err = ib_register_device(&sdev->base_dev, ibdev_name, NULL);
+	if (err) {
+		pr_warn("siw: registering %s on %s failed: %d\n", ibdev_name,
+			netdev->name, err);
+		goto err_dealloc_device;
+	}
+
+	if (siw_netdev_gone(netdev)) {
+		pr_warn("siw: netdev %s went away while %s was added\n",
+			netdev->name, ibdev_name);
+		/* Registered: unregistration frees the device. */
+		ib_unregister_device(&sdev->base_dev);
+		err = -ENODEV;
+		goto err_unlock;
+	}
+
+	mutex_unlock(&siw_add_mutex);
+	pr_info("siw: added %s on %s\n", ibdev_name, netdev->name);
+	return 0;
+
+err_dealloc_device:
+	ib_dealloc_device(&sdev->base_dev);
+err_unlock:
+	mutex_unlock(&siw_add_mutex);
+	return err;
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/*
+ * siw: software iWARP RNIC. Objects shared by every layer of the module.
+ */
+#ifndef SIW_H
+#define SIW_H
+
+#include <linux/netdevice.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/siw-abi.h>
+
+#define SIW_DRV_VERSION		"0.1.0"
+/* The same version as query_device's fw_ver: major << 32 | minor << 16 | patch */
+#define SIW_FW_VER		((0ULL << 32) | (1ULL << 16) | 0ULL)
+#define SIW_VENDOR_ID		0x736977	/* "siw" */
+#define SIW_VENDOR_PART_ID	1
+
+/*
+ * Capacities the device advertises in query_device. They are what the
+ * object tables are sized for; verbs that create objects enforce them.
+ */
+#define SIW_MAX_QP		(16 * 1024)
+#define SIW_MAX_QP_WR		(16 * 1024)
+#define SIW_MAX_ORD_QP		128
+#define SIW_MAX_IRD_QP		128
+#define SIW_MAX_SGE_RD		1
+#define SIW_MAX_CQ		(16 * 1024)
+#define SIW_MAX_CQE		(64 * 1024)
+#define SIW_MAX_MR		(SIW_UOBJ_MAX_KEY + 1)
+#define SIW_MAX_PD		(16 * 1024)
+#define SIW_MAX_SRQ		(16 * 1024)
+#define SIW_MAX_SRQ_WR		(16 * 1024)
+#define SIW_MAX_CONTEXT		1024
+#define SIW_MAX_MR_SIZE		(1ULL << 40)
+#define SIW_MAX_MSG_SIZE	0x80000000U
+
+/*
+ * One siw device: an ib_device bound to exactly one netdev.
+ *
+ * netdev holds a reference (dev_hold) from link creation until
+ * dealloc_driver, so the pointer stays valid for the device's lifetime even
+ * while the netdev itself is being unregistered.
+ */
+struct siw_device {
+	struct ib_device base_dev;
+	struct net_device *netdev;
+	u32 dev_id;			/* reported to the provider */
+	atomic_t num_ctx;		/* user contexts, bounded by SIW_MAX_CONTEXT */
+	atomic_t num_pd;		/* PDs, bounded by SIW_MAX_PD */
+	/* Port speed as IB enums; written under RTNL, read locklessly. */
+	u16 active_speed;
+	u8 active_width;
+};
+
+struct siw_ucontext {
+	struct ib_ucontext base_ucontext;
+};
+
+struct siw_pd {
+	struct ib_pd base_pd;
+};
+
+/*
+ * CQ, QP and SRQ are allocated by ib_core with the sizes given here even
+ * before the data path exists, so the core never allocates a zero-sized
+ * driver object.
+ */
+struct siw_cq {
+	struct ib_cq base_cq;
+};
+
+struct siw_qp {
+	struct ib_qp base_qp;
+};
+
+struct siw_srq {
+	struct ib_srq base_srq;
+};
+
+static inline struct siw_device *to_siw_dev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct siw_device, base_dev);
+}
+
+static inline struct siw_pd *to_siw_pd(struct ib_pd *pd)
+{
+	return container_of(pd, struct siw_pd, base_pd);
+}
+
+/* device.c */
+int siw_device_add(const char *ibdev_name, struct net_device *netdev);
+void siw_port_event(struct siw_device *sdev, enum ib_event_type type);
+int siw_port_active(struct net_device *netdev);
+void siw_update_link_speed(struct siw_device *sdev);
+
+/* netdev.c */
+int siw_netdev_init(void);
+void siw_netdev_exit(void);
+
+/* verbs.c: ib_device_ops for the verbs themselves */
+extern const struct ib_device_ops siw_verbs_ops;
+
+/* cm.c: ib_device_ops for iw_cm */
+extern const struct ib_device_ops siw_cm_ops;
+
+#endif /* SIW_H */
