@@ -93,6 +93,8 @@ boot_guest() {
 		-kernel "$vmlinuz" -initrd "$initrd" -append "$append" \
 		-fsdev local,id=hostroot,path=/,readonly=on,security_model=none,multidevs=remap \
 		-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
+		-fsdev local,id=siwtree,path="$top",readonly=on,security_model=none,multidevs=remap \
+		-device virtio-9p-pci,fsdev=siwtree,mount_tag=siwtree \
 		-fsdev local,id=out,path="$gshare",security_model=none \
 		-device virtio-9p-pci,fsdev=out,mount_tag=out \
 		-serial "$serial" "$@"
