@@ -12,7 +12,9 @@ prepare() {
 	abi=$(scripts/kernel.sh "$kver" build/kernels) || return 1
 	echo "== building siw.ko for $abi"
 	make -s modules KDIR="$top/build/kernels/$abi/root/usr/src/linux-headers-$abi" \
-		KCFLAGS=-Werror W=1
+		KCFLAGS=-Werror W=1 || return 1
+	echo "== building the test programs"
+	make -s -C userspace
 }
 
 # run_vm ARGS...: selftests/vm/run.sh for the prepared kernel and module.

@@ -10,6 +10,7 @@
 #include <net/addrconf.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_mad.h>
+#include <rdma/ib_user_verbs.h>
 
 #include "siw.h"
 
@@ -195,6 +196,9 @@ static void siw_dealloc_driver(struct ib_device *ibdev)
 	struct siw_device *sdev = to_siw_dev(ibdev);
 
 	WARN_ON(atomic_read(&sdev->num_pd) || atomic_read(&sdev->num_ctx));
+	WARN_ON(!xa_empty(&sdev->qp_xa));
+	xa_destroy(&sdev->qp_xa);
+	siw_mem_table_destroy(sdev);
 	dev_put(sdev->netdev);
 	ida_free(&siw_dev_ida, sdev->dev_id);
 }
@@ -295,11 +299,18 @@ int siw_device_add(const char *ibdev_name, struct net_device *netdev)
 
 	dev_hold(netdev);
 	sdev->netdev = netdev;
+	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC1);
+	siw_mem_table_init(sdev);
 
 	sdev->base_dev.node_type = RDMA_NODE_RNIC;
 	sdev->base_dev.phys_port_cnt = 1;
 	sdev->base_dev.num_comp_vectors = 1;
 	sdev->base_dev.local_dma_lkey = 0;
+	/*
+	 * The provider's doorbell is the legacy post_send command, which
+	 * ib_core offers only to drivers that ask for it.
+	 */
+	sdev->base_dev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
 	memcpy(sdev->base_dev.node_desc, SIW_NODE_DESC_COMMON,
 	       sizeof(SIW_NODE_DESC_COMMON));
 	siw_set_node_guid(sdev);

@@ -33,6 +33,7 @@
 #define SIW_MAX_CONTEXT		1024
 #define SIW_MAX_MR_SIZE		(1ULL << 40)
 #define SIW_MAX_MSG_SIZE	0x80000000U
+#define SIW_MAX_FRMR_PAGES	(64 * 1024)
 
 /*
  * One siw device: an ib_device bound to exactly one netdev.
@@ -47,6 +48,17 @@ struct siw_device {
 	u32 dev_id;			/* reported to the provider */
 	atomic_t num_ctx;		/* user contexts, bounded by SIW_MAX_CONTEXT */
 	atomic_t num_pd;		/* PDs, bounded by SIW_MAX_PD */
+	atomic_t num_cq;
+	atomic_t num_qp;
+	atomic_t num_srq;
+	atomic_t num_mr;
+	atomic_t next_cq_id;
+	/* QP number -> struct siw_qp; RCU lookups, ib_core serialises writes. */
+	struct xarray qp_xa;
+	u32 next_qpn;
+	/* STag index -> struct siw_mem; RCU lookups. */
+	struct xarray mem_xa;
+	u32 next_mem_index;
 	/* Port speed as IB enums; written under RTNL, read locklessly. */
 	u16 active_speed;
 	u8 active_width;
@@ -58,23 +70,6 @@ struct siw_ucontext {
 
 struct siw_pd {
 	struct ib_pd base_pd;
-};
-
-/*
- * CQ, QP and SRQ are allocated by ib_core with the sizes given here even
- * before the data path exists, so the core never allocates a zero-sized
- * driver object.
- */
-struct siw_cq {
-	struct ib_cq base_cq;
-};
-
-struct siw_qp {
-	struct ib_qp base_qp;
-};
-
-struct siw_srq {
-	struct ib_srq base_srq;
 };
 
 static inline struct siw_device *to_siw_dev(struct ib_device *ibdev)
@@ -102,5 +97,8 @@ extern const struct ib_device_ops siw_verbs_ops;
 
 /* cm.c: ib_device_ops for iw_cm */
 extern const struct ib_device_ops siw_cm_ops;
+
+#include "qp.h"
+#include "mem.h"
 
 #endif /* SIW_H */

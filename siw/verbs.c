@@ -1,12 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 /*
- * Verbs: user contexts and protection domains.
- *
- * Queue pairs, completion queues, shared receive queues and memory regions
- * come with the data path (MPA/DDP/RDMAP). Until then their verbs refuse
- * with -EOPNOTSUPP, which every consumer reports as "operation not
- * supported"; ib_core requires the entry points to exist before it
- * registers a device.
+ * Verbs: user contexts and protection domains, and the table of every
+ * verb the device implements (the objects live in cq.c, qp.c, srq.c and
+ * mem.c).
  */
 #include <rdma/ib_user_verbs.h>
 #include <rdma/uverbs_ioctl.h>
@@ -56,12 +52,6 @@ static void siw_disassociate_ucontext(struct ib_ucontext *base_ctx)
 {
 }
 
-/* Nothing is mappable until queues exist. */
-static int siw_mmap(struct ib_ucontext *ctx, struct vm_area_struct *vma)
-{
-	return -EINVAL;
-}
-
 static int siw_alloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 {
 	struct siw_device *sdev = to_siw_dev(pd->device);
@@ -79,97 +69,32 @@ static int siw_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 	return 0;
 }
 
-/*
- * Entry points of the data path, not implemented yet. The create verbs
- * fail, so no object exists that the others could be called on; they
- * still answer sensibly if ib_core ever calls them.
- */
-static int siw_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
-			 SIW_CREATE_CQ_UDATA_T *udata_arg)
-{
-	return -EOPNOTSUPP;
-}
-
-static int siw_destroy_cq(struct ib_cq *cq, struct ib_udata *udata)
-{
-	return 0;
-}
-
-static int siw_poll_cq(struct ib_cq *cq, int num_entries, struct ib_wc *wc)
-{
-	return 0;
-}
-
-static int siw_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags)
-{
-	return -EOPNOTSUPP;
-}
-
-static int siw_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
-			 struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int siw_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
-			 int attr_mask, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int siw_destroy_qp(struct ib_qp *qp, struct ib_udata *udata)
-{
-	return 0;
-}
-
-static int siw_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
-			 const struct ib_send_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
-
-static int siw_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
-			 const struct ib_recv_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
-
-static struct ib_mr *siw_get_dma_mr(struct ib_pd *pd, int access)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static struct ib_mr *siw_reg_user_mr(struct ib_pd *pd, u64 start, u64 len,
-				     u64 virt, int access,
-				     struct ib_udata *udata)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static int siw_dereg_mr(struct ib_mr *mr, struct ib_udata *udata)
-{
-	return 0;
-}
-
 const struct ib_device_ops siw_verbs_ops = {
+	.alloc_mr = siw_alloc_mr,
 	.alloc_pd = siw_alloc_pd,
 	.alloc_ucontext = siw_alloc_ucontext,
 	.create_cq = siw_create_cq,
 	.create_qp = siw_create_qp,
+	.create_srq = siw_create_srq,
 	.dealloc_pd = siw_dealloc_pd,
 	.dealloc_ucontext = siw_dealloc_ucontext,
-	.disassociate_ucontext = siw_disassociate_ucontext,
 	.dereg_mr = siw_dereg_mr,
 	.destroy_cq = siw_destroy_cq,
 	.destroy_qp = siw_destroy_qp,
+	.destroy_srq = siw_destroy_srq,
+	.disassociate_ucontext = siw_disassociate_ucontext,
 	.get_dma_mr = siw_get_dma_mr,
+	.map_mr_sg = siw_map_mr_sg,
 	.mmap = siw_mmap,
+	.mmap_free = siw_mmap_free,
 	.modify_qp = siw_modify_qp,
+	.modify_srq = siw_modify_srq,
 	.poll_cq = siw_poll_cq,
 	.post_recv = siw_post_recv,
 	.post_send = siw_post_send,
+	.post_srq_recv = siw_post_srq_recv,
+	.query_qp = siw_query_qp,
+	.query_srq = siw_query_srq,
 	.reg_user_mr = siw_reg_user_mr,
 	.req_notify_cq = siw_req_notify_cq,
 

@@ -50,7 +50,9 @@ for t in "${selected[@]}"; do
 		"ok "*|"not ok "*)
 			n=$((n + 1))
 			cases=$((cases + 1))
-			status=${line%% -*}
+			# "ok - d", "ok 7 - d" or "not ok ...": renumber.
+			status=ok
+			case "$line" in "not ok"*) status="not ok" ;; esac
 			[ "$status" = ok ] || failed=$((failed + 1))
 			echo "$status $n - $name: ${line#* - }"
 			;;

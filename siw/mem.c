@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+/*
+ * Memory regions: the STag table, user memory pinning, the DMA MR, fast
+ * registration, invalidation and the access checks every placement and
+ * every transmit goes through.
+ *
+ * An STag is a 24-bit table index and an 8-bit key. Indexes come from an
+ * xarray per device; lookups run under RCU and take a reference, so a
+ * region deregistered while the data path uses it stays intact until the
+ * last user is done.
+ */
+#include <linux/mm.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <rdma/ib_umem.h>
+
+#include "siw.h"
+#include "mem.h"
+
+#define SIW_STAG_INDEX_MAX	((1U << 24) - 1)
+
+static inline u32 siw_stag_index(u32 stag)
+{
+	return stag >> 8;
+}
+
+int siw_mem_table_init(struct siw_device *sdev)
+{
+	xa_init_flags(&sdev->mem_xa, XA_FLAGS_ALLOC1);
+	return 0;
+}
+
+void siw_mem_table_destroy(struct siw_device *sdev)
+{
+	WARN_ON(!xa_empty(&sdev->mem_xa));
+	xa_destroy(&sdev->mem_xa);
+}
+
+static void siw_mem_free_rcu(struct rcu_head *rcu)
+{
+	struct siw_mem *mem = container_of(rcu, struct siw_mem, rcu);
+
+	kvfree(mem->pages);
+	kfree(mem->pbl);
+	kfree(mem);
+}
+
+static void siw_mem_release(struct kref *ref)
+{
+	struct siw_mem *mem = container_of(ref, struct siw_mem, ref);
+
+	/* Unpin now; the descriptor goes after a grace period. */
+	if (mem->umem)
+		ib_umem_release(mem->umem);
+	call_rcu(&mem->rcu, siw_mem_free_rcu);
+}
+
+void siw_mem_put(struct siw_mem *mem)
+{
+	kref_put(&mem->ref, siw_mem_release);
+}
+
+/* Returns the region named by stag with a reference, or NULL. */
+struct siw_mem *siw_mem_get(struct siw_device *sdev, u32 stag)
+{
+	struct siw_mem *mem;
+
+	rcu_read_lock();
+	mem = xa_load(&sdev->mem_xa, siw_stag_index(stag));
+	if (mem && (READ_ONCE(mem->stag) != stag ||
+		    !kref_get_unless_zero(&mem->ref)))
+		mem = NULL;
+	rcu_read_unlock();
+	return mem;
+}
+
+/*
+ * Is [addr, addr + len) inside the region, accessible with 'access' by a
+ * QP of protection domain pd? Overflow-safe for any addr and len.
+ */
+enum siw_access_err siw_mem_check(struct siw_mem *mem, struct ib_pd *pd,
+				  int access, u64 addr, u64 len)
+{
+	if (!READ_ONCE(mem->valid))
+		return SIW_ACCESS_INVALID_STAG;
+	if (mem->pd != pd)
+		return SIW_ACCESS_BAD_PD;
+	if ((mem->access & access) != access)
+		return SIW_ACCESS_RIGHTS;
+	if (addr < mem->va || len > mem->len || addr - mem->va > mem->len - len)
+		return SIW_ACCESS_BOUNDS;
+	return SIW_ACCESS_OK;
+}
+
+/*
+ * The piece of [addr, addr + len) that starts at addr and stays within one
+ * page. The range must have passed siw_mem_check().
+ */
+int siw_mem_seg(struct siw_mem *mem, u64 addr, u64 len,
+		struct siw_mem_seg *seg)
+{
+	u64 off, in_page;
+
+	switch (mem->type) {
+	case SIW_MEM_DMA:
+		/* Virtual DMA: addresses are direct-mapped kernel VAs. */
+		seg->page = virt_to_page((void *)(uintptr_t)addr);
+		seg->off = offset_in_page(addr);
+		break;
+	case SIW_MEM_USER:
+		off = addr - mem->va + mem->first_off;
+		if ((off >> PAGE_SHIFT) >= mem->num_pages)
+			return -EFAULT;
+		seg->page = mem->pages[off >> PAGE_SHIFT];
+		seg->off = offset_in_page(off);
+		break;
+	case SIW_MEM_FRMR: {
+		u64 page_size = 1ULL << mem->page_shift;
+		u64 first = mem->pbl[0] & (page_size - 1);
+		u64 kva;
+
+		off = addr - mem->va + first;
+		if ((off >> mem->page_shift) >= mem->num_pbl)
+			return -EFAULT;
+		kva = (mem->pbl[off >> mem->page_shift] & ~(page_size - 1)) +
+		      (off & (page_size - 1));
+		seg->page = virt_to_page((void *)(uintptr_t)kva);
+		seg->off = offset_in_page(kva);
+		break;
+	}
+	default:
+		return -EINVAL;
+	}
+	in_page = PAGE_SIZE - seg->off;
+	seg->len = min_t(u64, len, in_page);
+	return 0;
+}
+
+static struct siw_mem *siw_mem_alloc(struct ib_pd *pd, enum siw_mem_type type)
+{
+	struct siw_device *sdev = to_siw_dev(pd->device);
+	struct siw_mem *mem;
+	u32 index;
+	int err;
+
+	if (atomic_inc_return(&sdev->num_mr) > SIW_MAX_MR) {
+		err = -ENOMEM;
+		goto err_count;
+	}
+	mem = kzalloc(sizeof(*mem), GFP_KERNEL);
+	if (!mem) {
+		err = -ENOMEM;
+		goto err_count;
+	}
+	kref_init(&mem->ref);
+	mem->sdev = sdev;
+	mem->pd = pd;
+	mem->type = type;
+
+	err = xa_alloc_cyclic(&sdev->mem_xa, &index, NULL,
+			      XA_LIMIT(1, SIW_STAG_INDEX_MAX),
+			      &sdev->next_mem_index, GFP_KERNEL);
+	if (err < 0)
+		goto err_free;
+	/* A random key makes a stale STag unlikely to name the new region. */
+	mem->stag = index << 8 | get_random_u32_below(256);
+	return mem;
+
+err_free:
+	kfree(mem);
+err_count:
+	atomic_dec(&sdev->num_mr);
+	return ERR_PTR(err);
+}
+
+/* Makes mem visible to the data path under its STag. */
+static void siw_mem_publish(struct siw_mem *mem)
+{
+	xa_store(&mem->sdev->mem_xa, siw_stag_index(mem->stag), mem,
+		 GFP_KERNEL);
+}
+
+static void siw_mem_destroy(struct siw_mem *mem)
+{
+	struct siw_device *sdev = mem->sdev;
+
+	xa_erase(&sdev->mem_xa, siw_stag_index(mem->stag));
+	atomic_dec(&sdev->num_mr);
+	siw_mem_put(mem);
+}
+
+static struct ib_mr *siw_mr_create(struct siw_mem *mem)
+{
+	struct siw_mr *mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->mem = mem;
+	mr->base_mr.lkey = mem->stag;
+	mr->base_mr.rkey = mem->stag;
+	mr->base_mr.iova = mem->va;
+	mr->base_mr.length = mem->len;
+	siw_mem_publish(mem);
+	return &mr->base_mr;
+}
+
+struct ib_mr *siw_get_dma_mr(struct ib_pd *pd, int access)
+{
+	struct siw_mem *mem;
+	struct ib_mr *mr;
+
+	mem = siw_mem_alloc(pd, SIW_MEM_DMA);
+	if (IS_ERR(mem))
+		return ERR_CAST(mem);
+	mem->va = 0;
+	mem->len = U64_MAX;
+	mem->access = access;
+	mem->valid = true;
+	mr = siw_mr_create(mem);
+	if (IS_ERR(mr))
+		siw_mem_destroy(mem);
+	return mr;
+}
+
+struct ib_mr *siw_reg_user_mr(struct ib_pd *pd, u64 start, u64 len, u64 virt,
+			      int access, struct ib_udata *udata)
+{
+	struct siw_uresp_reg_mr uresp = {};
+	struct sg_page_iter piter;
+	struct siw_mem *mem;
+	struct ib_mr *mr;
+	unsigned long i = 0;
+	int err;
+
+	if (!len || len > SIW_MAX_MR_SIZE)
+		return ERR_PTR(-EINVAL);
+
+	mem = siw_mem_alloc(pd, SIW_MEM_USER);
+	if (IS_ERR(mem))
+		return ERR_CAST(mem);
+
+	mem->umem = ib_umem_get(pd->device, start, len, access);
+	if (IS_ERR(mem->umem)) {
+		err = PTR_ERR(mem->umem);
+		mem->umem = NULL;
+		goto err_destroy;
+	}
+	mem->num_pages = ib_umem_num_pages(mem->umem);
+	mem->pages = kvcalloc(mem->num_pages, sizeof(*mem->pages), GFP_KERNEL);
+	if (!mem->pages) {
+		err = -ENOMEM;
+		goto err_destroy;
+	}
+	for_each_sgtable_page(&mem->umem->sgt_append.sgt, &piter, 0) {
+		if (i >= mem->num_pages)
+			break;
+		mem->pages[i++] = sg_page_iter_page(&piter);
+	}
+	if (i != mem->num_pages) {
+		err = -EFAULT;
+		goto err_destroy;
+	}
+	mem->first_off = ib_umem_offset(mem->umem);
+	mem->va = virt;
+	mem->len = len;
+	mem->access = access;
+	mem->valid = true;
+
+	if (udata && udata->outlen >= sizeof(uresp)) {
+		uresp.stag = mem->stag;
+		err = ib_copy_to_udata(udata, &uresp, sizeof(uresp));
+		if (err)
+			goto err_destroy;
+	}
+	mr = siw_mr_create(mem);
+	if (IS_ERR(mr)) {
+		err = PTR_ERR(mr);
+		goto err_destroy;
+	}
+	return mr;
+
+err_destroy:
+	siw_mem_destroy(mem);
+	return ERR_PTR(err);
+}
+
+struct ib_mr *siw_alloc_mr(struct ib_pd *pd, enum ib_mr_type type, u32 max_sg)
+{
+	struct siw_mem *mem;
+	struct ib_mr *mr;
+
+	if (type != IB_MR_TYPE_MEM_REG || !max_sg ||
+	    max_sg > SIW_MAX_FRMR_PAGES)
+		return ERR_PTR(-EINVAL);
+
+	mem = siw_mem_alloc(pd, SIW_MEM_FRMR);
+	if (IS_ERR(mem))
+		return ERR_CAST(mem);
+	mem->pbl = kcalloc(max_sg, sizeof(*mem->pbl), GFP_KERNEL);
+	if (!mem->pbl) {
+		siw_mem_destroy(mem);
+		return ERR_PTR(-ENOMEM);
+	}
+	mem->max_pbl = max_sg;
+	/* Invalid until registered by IB_WR_REG_MR. */
+	mem->valid = false;
+	mr = siw_mr_create(mem);
+	if (IS_ERR(mr))
+		siw_mem_destroy(mem);
+	return mr;
+}
+
+static int siw_set_page(struct ib_mr *base_mr, u64 addr)
+{
+	struct siw_mem *mem = to_siw_mr(base_mr)->mem;
+
+	if (mem->num_pbl >= mem->max_pbl)
+		return -ENOMEM;
+	mem->pbl[mem->num_pbl++] = addr;
+	return 0;
+}
+
+int siw_map_mr_sg(struct ib_mr *base_mr, struct scatterlist *sg, int nents,
+		  unsigned int *sg_off)
+{
+	struct siw_mem *mem = to_siw_mr(base_mr)->mem;
+
+	mem->num_pbl = 0;
+	return ib_sg_to_pages(base_mr, sg, nents, sg_off, siw_set_page);
+}
+
+/*
+ * IB_WR_REG_MR: the MR takes the iova, length and page size ib_core set in
+ * map_mr_sg, the new key and the given access rights, and becomes valid.
+ */
+int siw_mem_fast_reg(struct siw_mem *mem, struct ib_mr *mr, u32 key,
+		     int access)
+{
+	if (mem->type != SIW_MEM_FRMR || READ_ONCE(mem->valid))
+		return -EINVAL;
+	if (mr->page_size < PAGE_SIZE || !is_power_of_2(mr->page_size) ||
+	    !mem->num_pbl)
+		return -EINVAL;
+	mem->page_shift = ilog2(mr->page_size);
+	mem->va = mr->iova;
+	mem->len = mr->length;
+	mem->access = access;
+	WRITE_ONCE(mem->stag, (mem->stag & ~0xffU) | (key & 0xff));
+	/* Everything above before the region becomes usable. */
+	smp_store_release(&mem->valid, true);
+	return 0;
+}
+
+/*
+ * Local or remote invalidation. Only fast-register MRs can be invalidated;
+ * for anything else, or an STag of another PD, the caller reports an error.
+ */
+int siw_mem_invalidate(struct siw_device *sdev, u32 stag, struct ib_pd *pd)
+{
+	struct siw_mem *mem = siw_mem_get(sdev, stag);
+	int err = 0;
+
+	if (!mem)
+		return -ENOENT;
+	if (mem->pd != pd)
+		err = -EACCES;
+	else if (mem->type != SIW_MEM_FRMR)
+		err = -EINVAL;
+	else
+		WRITE_ONCE(mem->valid, false);
+	siw_mem_put(mem);
+	return err;
+}
+
+int siw_dereg_mr(struct ib_mr *base_mr, struct ib_udata *udata)
+{
+	struct siw_mr *mr = to_siw_mr(base_mr);
+
+	siw_mem_destroy(mr->mem);
+	kfree(mr);
+	return 0;
+}

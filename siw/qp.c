@@ -1,0 +1,608 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+/*
+ * Queue pairs: creation with queues in shared memory, the state machine as
+ * ib_core and iw_cm drive it, posting from kernel consumers, the doorbell
+ * of user consumers, completions and flushing.
+ *
+ * Queue ownership follows the VALID flag of each element
+ * (uapi/rdma/siw-abi.h): the poster sets it last, siw clears it when the
+ * work request completed. The kernel never trusts an element in shared
+ * memory twice: it copies it before looking at it.
+ */
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "siw.h"
+#include "qp.h"
+#include "mem.h"
+
+/* Called with the QP's state_lock held. */
+static bool siw_qp_in_error(struct siw_qp *qp)
+{
+	return qp->state == IB_QPS_ERR;
+}
+
+struct siw_qp *siw_qp_lookup(struct siw_device *sdev, u32 qpn)
+{
+	struct siw_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&sdev->qp_xa, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->ref))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+static int siw_qp_check_caps(struct siw_device *sdev,
+			     struct ib_qp_init_attr *attr)
+{
+	struct ib_qp_cap *cap = &attr->cap;
+
+	if (attr->qp_type != IB_QPT_RC)
+		return -EOPNOTSUPP;
+	if (attr->create_flags)
+		return -EOPNOTSUPP;
+	if (!cap->max_send_wr || cap->max_send_wr > SIW_MAX_QP_WR ||
+	    cap->max_recv_wr > SIW_MAX_QP_WR ||
+	    cap->max_send_sge > SIW_MAX_SGE || cap->max_recv_sge > SIW_MAX_SGE ||
+	    cap->max_inline_data > SIW_MAX_INLINE)
+		return -EINVAL;
+	if (!attr->srq && !cap->max_recv_wr)
+		return -EINVAL;
+	if (!attr->send_cq || !attr->recv_cq)
+		return -EINVAL;
+	return 0;
+}
+
+int siw_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
+		  struct ib_udata *udata)
+{
+	struct siw_device *sdev = to_siw_dev(base_qp->device);
+	struct siw_qp *qp = to_siw_qp(base_qp);
+	struct siw_uresp_create_qp uresp = {};
+	size_t sq_size, rq_size = 0;
+	u32 qpn;
+	int err;
+
+	err = siw_qp_check_caps(sdev, attr);
+	if (err)
+		return err;
+	if (udata && udata->outlen < sizeof(uresp))
+		return -EINVAL;
+	if (atomic_inc_return(&sdev->num_qp) > SIW_MAX_QP) {
+		err = -ENOMEM;
+		goto err_count;
+	}
+
+	qp->sdev = sdev;
+	refcount_set(&qp->ref, 1);
+	init_completion(&qp->released);
+	spin_lock_init(&qp->state_lock);
+	spin_lock_init(&qp->sq_lock);
+	spin_lock_init(&qp->rq_lock);
+	qp->state = IB_QPS_RESET;
+	qp->user = !!udata;
+	qp->num_sqe = attr->cap.max_send_wr;
+	qp->max_send_sge = max_t(u32, attr->cap.max_send_sge, 1);
+	qp->max_recv_sge = max_t(u32, attr->cap.max_recv_sge, 1);
+	qp->max_inline = SIW_MAX_INLINE;
+	qp->sq_sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->ird = SIW_MAX_IRD_QP;
+	qp->ord = SIW_MAX_ORD_QP;
+	qp->scq = to_siw_cq(attr->send_cq);
+	qp->rcq = to_siw_cq(attr->recv_cq);
+
+	sq_size = qp->num_sqe * sizeof(struct siw_sqe);
+	qp->sendq = siw_queue_alloc(sq_size);
+	if (!qp->sendq) {
+		err = -ENOMEM;
+		goto err_count;
+	}
+	if (attr->srq) {
+		qp->srq = to_siw_srq(attr->srq);
+	} else {
+		qp->num_rqe = attr->cap.max_recv_wr;
+		rq_size = qp->num_rqe * sizeof(struct siw_rqe);
+		qp->recvq = siw_queue_alloc(rq_size);
+		if (!qp->recvq) {
+			err = -ENOMEM;
+			goto err_free_sq;
+		}
+	}
+
+	err = xa_alloc_cyclic(&sdev->qp_xa, &qpn, qp, XA_LIMIT(1, SIW_MAX_QP),
+			      &sdev->next_qpn, GFP_KERNEL);
+	if (err < 0)
+		goto err_free_rq;
+	base_qp->qp_num = qpn;
+
+	if (udata) {
+		uresp.qp_id = qpn;
+		uresp.num_sqe = qp->num_sqe;
+		uresp.num_rqe = qp->num_rqe;
+		/* The stock provider refuses SIW_INVAL_UOBJ_KEY even for the
+		 * receive queue of a QP on an SRQ, which it never maps. */
+		uresp.rq_key = 0;
+		err = siw_queue_map(udata, qp->sendq, sq_size, &qp->sq_umap,
+				    &uresp.sq_key);
+		if (err)
+			goto err_erase;
+		if (qp->recvq) {
+			err = siw_queue_map(udata, qp->recvq, rq_size,
+					    &qp->rq_umap, &uresp.rq_key);
+			if (err)
+				goto err_erase;
+		}
+		err = ib_copy_to_udata(udata, &uresp, sizeof(uresp));
+		if (err)
+			goto err_erase;
+	}
+
+	attr->cap.max_send_wr = qp->num_sqe;
+	attr->cap.max_recv_wr = qp->num_rqe;
+	attr->cap.max_send_sge = qp->max_send_sge;
+	attr->cap.max_recv_sge = qp->max_recv_sge;
+	attr->cap.max_inline_data = qp->max_inline;
+	return 0;
+
+err_erase:
+	xa_erase(&sdev->qp_xa, qpn);
+err_free_rq:
+	/* A mapped queue's memory belongs to its mapping entry. */
+	if (qp->rq_umap)
+		siw_queue_unmap(qp->rq_umap);
+	else
+		vfree(qp->recvq);
+err_free_sq:
+	if (qp->sq_umap)
+		siw_queue_unmap(qp->sq_umap);
+	else
+		vfree(qp->sendq);
+err_count:
+	atomic_dec(&sdev->num_qp);
+	return err;
+}
+
+int siw_destroy_qp(struct ib_qp *base_qp, struct ib_udata *udata)
+{
+	struct siw_qp *qp = to_siw_qp(base_qp);
+	struct siw_device *sdev = qp->sdev;
+
+	siw_qp_to_error(qp);
+	xa_erase(&sdev->qp_xa, base_qp->qp_num);
+	/* Wait for the connection manager and the data path to let go. */
+	siw_qp_put(qp);
+	wait_for_completion(&qp->released);
+
+	if (qp->rq_umap)
+		siw_queue_unmap(qp->rq_umap);
+	else
+		vfree(qp->recvq);
+	if (qp->sq_umap)
+		siw_queue_unmap(qp->sq_umap);
+	else
+		vfree(qp->sendq);
+	atomic_dec(&sdev->num_qp);
+	return 0;
+}
+
+/* Completes one send queue element and hands its slot back. */
+int siw_sqe_complete(struct siw_qp *qp, struct siw_sqe *sqe, u32 bytes,
+		     enum siw_wc_status status)
+{
+	struct siw_sqe *slot = &qp->sendq[qp->sq_get % qp->num_sqe];
+	struct siw_cqe cqe = {};
+	int err = 0;
+
+	if ((sqe->flags & SIW_WQE_SIGNALLED) || qp->sq_sig_all ||
+	    status != SIW_WC_SUCCESS) {
+		cqe.id = sqe->id;
+		cqe.opcode = sqe->opcode;
+		cqe.status = status;
+		cqe.bytes = bytes;
+		if (qp->user)
+			cqe.qp_id = qp->base_qp.qp_num;
+		else
+			cqe.base_qp = &qp->base_qp;
+		err = siw_cq_add(qp->scq, &cqe, false);
+	}
+	smp_store_release(&slot->flags, 0);
+	qp->sq_get++;
+	return err;
+}
+
+/* Completes one receive queue element. */
+int siw_rqe_complete(struct siw_qp *qp, struct siw_rqe *rqe, u32 bytes,
+		     u32 inval_stag, enum siw_wc_status status)
+{
+	struct siw_cqe cqe = {
+		.id = rqe->id,
+		.opcode = SIW_OP_RECEIVE,
+		.status = status,
+		.bytes = bytes,
+	};
+
+	if (inval_stag) {
+		cqe.flags = SIW_WQE_REM_INVAL;
+		cqe.inval_stag = inval_stag;
+	}
+	if (qp->user)
+		cqe.qp_id = qp->base_qp.qp_num;
+	else
+		cqe.base_qp = &qp->base_qp;
+	return siw_cq_add(qp->rcq, &cqe, rqe->flags & SIW_WQE_SOLICITED);
+}
+
+/* Flushes every posted send queue element. Must hold sq_lock. */
+static void siw_sq_flush(struct siw_qp *qp)
+{
+	lockdep_assert_held(&qp->sq_lock);
+	while (qp->num_sqe) {
+		struct siw_sqe *slot = &qp->sendq[qp->sq_get % qp->num_sqe];
+		struct siw_sqe sqe;
+
+		if (!(smp_load_acquire(&slot->flags) & SIW_WQE_VALID))
+			break;
+		memcpy(&sqe, slot, sizeof(sqe));
+		if (siw_sqe_complete(qp, &sqe, 0, SIW_WC_WR_FLUSH_ERR))
+			break;	/* CQ full: the rest stays posted */
+	}
+}
+
+/* Flushes every posted receive queue element. Must hold rq_lock. */
+static void siw_rq_flush(struct siw_qp *qp)
+{
+	lockdep_assert_held(&qp->rq_lock);
+	while (qp->recvq) {
+		struct siw_rqe *slot = &qp->recvq[qp->rq_get % qp->num_rqe];
+		struct siw_rqe rqe;
+
+		if (!(smp_load_acquire(&slot->flags) & SIW_WQE_VALID))
+			break;
+		memcpy(&rqe, slot, sizeof(rqe));
+		rqe.flags = 0;
+		if (siw_rqe_complete(qp, &rqe, 0, 0, SIW_WC_WR_FLUSH_ERR))
+			break;
+		smp_store_release(&slot->flags, 0);
+		qp->rq_get++;
+	}
+}
+
+void siw_qp_flush(struct siw_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	siw_sq_flush(qp);
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	siw_rq_flush(qp);
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+}
+
+/* Moves the QP to error and flushes its queues. Any context. */
+void siw_qp_to_error(struct siw_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	qp->state = IB_QPS_ERR;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	siw_qp_flush(qp);
+}
+
+/*
+ * The send queue has new work: start it, or flush it when the QP is in
+ * error. The data path joins here with the connection.
+ */
+static void siw_sq_kick(struct siw_qp *qp)
+{
+	unsigned long flags;
+	bool error;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	error = siw_qp_in_error(qp);
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (error)
+		siw_qp_flush(qp);
+}
+
+static bool siw_state_change_ok(enum ib_qp_state cur, enum ib_qp_state next)
+{
+	switch (next) {
+	case IB_QPS_RESET:
+		return cur == IB_QPS_RESET || cur == IB_QPS_INIT ||
+		       cur == IB_QPS_ERR;
+	case IB_QPS_INIT:
+		return cur == IB_QPS_RESET || cur == IB_QPS_INIT;
+	case IB_QPS_RTR:
+		return cur == IB_QPS_INIT || cur == IB_QPS_RTR;
+	case IB_QPS_RTS:
+		return cur == IB_QPS_INIT || cur == IB_QPS_RTR ||
+		       cur == IB_QPS_RTS;
+	case IB_QPS_SQD:
+		return cur == IB_QPS_RTS || cur == IB_QPS_SQD;
+	case IB_QPS_ERR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+int siw_modify_qp(struct ib_qp *base_qp, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata)
+{
+	struct siw_qp *qp = to_siw_qp(base_qp);
+	enum ib_qp_state next;
+	unsigned long flags;
+	int err = 0;
+
+	if (mask & ~(IB_QP_STATE | IB_QP_ACCESS_FLAGS | IB_QP_PORT |
+		     IB_QP_MAX_QP_RD_ATOMIC | IB_QP_MAX_DEST_RD_ATOMIC |
+		     IB_QP_PKEY_INDEX | IB_QP_CUR_STATE))
+		return -EOPNOTSUPP;
+	if ((mask & IB_QP_PORT) && attr->port_num != 1)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > SIW_MAX_ORD_QP)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > SIW_MAX_IRD_QP)
+		return -EINVAL;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	next = (mask & IB_QP_STATE) ? attr->qp_state : qp->state;
+	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != qp->state) {
+		err = -EINVAL;
+		goto out_unlock;
+	}
+	if (!siw_state_change_ok(qp->state, next)) {
+		err = -EINVAL;
+		goto out_unlock;
+	}
+	if (mask & IB_QP_ACCESS_FLAGS)
+		qp->access = attr->qp_access_flags;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->ord = attr->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		qp->ird = attr->max_dest_rd_atomic;
+	qp->state = next;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	if (next == IB_QPS_ERR)
+		siw_qp_flush(qp);
+	return 0;
+
+out_unlock:
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	return err;
+}
+
+int siw_query_qp(struct ib_qp *base_qp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init_attr)
+{
+	struct siw_qp *qp = to_siw_qp(base_qp);
+	unsigned long flags;
+
+	memset(attr, 0, sizeof(*attr));
+	memset(init_attr, 0, sizeof(*init_attr));
+	spin_lock_irqsave(&qp->state_lock, flags);
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	attr->qp_access_flags = qp->access;
+	attr->max_rd_atomic = qp->ord;
+	attr->max_dest_rd_atomic = qp->ird;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	attr->path_mtu = IB_MTU_1024;
+	attr->port_num = 1;
+	attr->cap.max_send_wr = qp->num_sqe;
+	attr->cap.max_recv_wr = qp->num_rqe;
+	attr->cap.max_send_sge = qp->max_send_sge;
+	attr->cap.max_recv_sge = qp->max_recv_sge;
+	attr->cap.max_inline_data = qp->max_inline;
+
+	init_attr->qp_type = IB_QPT_RC;
+	init_attr->send_cq = &qp->scq->base_cq;
+	init_attr->recv_cq = &qp->rcq->base_cq;
+	init_attr->srq = qp->srq ? &qp->srq->base_srq : NULL;
+	init_attr->cap = attr->cap;
+	init_attr->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR :
+						  IB_SIGNAL_REQ_WR;
+	return 0;
+}
+
+static int siw_wr_to_sqe(struct siw_qp *qp, const struct ib_send_wr *wr,
+			 struct siw_sqe *sqe)
+{
+	u16 flags = 0;
+	int i;
+
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->id = wr->wr_id;
+
+	switch (wr->opcode) {
+	case IB_WR_SEND:
+		sqe->opcode = SIW_OP_SEND;
+		break;
+	case IB_WR_SEND_WITH_INV:
+		sqe->opcode = SIW_OP_SEND_REMOTE_INV;
+		sqe->rkey = wr->ex.invalidate_rkey;
+		break;
+	case IB_WR_RDMA_WRITE:
+		sqe->opcode = SIW_OP_WRITE;
+		sqe->raddr = rdma_wr(wr)->remote_addr;
+		sqe->rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_WR_RDMA_READ:
+	case IB_WR_RDMA_READ_WITH_INV:
+		if (wr->num_sge > SIW_MAX_SGE_RD)
+			return -EINVAL;
+		sqe->opcode = wr->opcode == IB_WR_RDMA_READ ?
+			      SIW_OP_READ : SIW_OP_READ_LOCAL_INV;
+		sqe->raddr = rdma_wr(wr)->remote_addr;
+		sqe->rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_WR_LOCAL_INV:
+		sqe->opcode = SIW_OP_INVAL_STAG;
+		sqe->rkey = wr->ex.invalidate_rkey;
+		break;
+	case IB_WR_REG_MR:
+		sqe->opcode = SIW_OP_REG_MR;
+		sqe->base_mr = (uintptr_t)reg_wr(wr)->mr;
+		sqe->rkey = reg_wr(wr)->key;
+		sqe->access = reg_wr(wr)->access;
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	if (wr->send_flags & IB_SEND_SIGNALED)
+		flags |= SIW_WQE_SIGNALLED;
+	if (wr->send_flags & IB_SEND_SOLICITED)
+		flags |= SIW_WQE_SOLICITED;
+	if (wr->send_flags & IB_SEND_FENCE)
+		flags |= SIW_WQE_READ_FENCE;
+
+	if (sqe->opcode == SIW_OP_REG_MR || sqe->opcode == SIW_OP_INVAL_STAG) {
+		sqe->flags = flags;
+		return 0;
+	}
+	if (wr->send_flags & IB_SEND_INLINE) {
+		char *data = (char *)&sqe->sge[1];
+		u32 bytes = 0;
+
+		if (sqe->opcode != SIW_OP_SEND && sqe->opcode != SIW_OP_WRITE &&
+		    sqe->opcode != SIW_OP_SEND_REMOTE_INV)
+			return -EINVAL;
+		for (i = 0; i < wr->num_sge; i++) {
+			u32 len = wr->sg_list[i].length;
+
+			if (len > qp->max_inline - bytes)
+				return -EINVAL;
+			memcpy(data + bytes,
+			       (void *)(uintptr_t)wr->sg_list[i].addr, len);
+			bytes += len;
+		}
+		sqe->sge[0].length = bytes;
+		sqe->num_sge = 1;
+		flags |= SIW_WQE_INLINE;
+	} else {
+		if (wr->num_sge > qp->max_send_sge)
+			return -EINVAL;
+		for (i = 0; i < wr->num_sge; i++) {
+			sqe->sge[i].laddr = wr->sg_list[i].addr;
+			sqe->sge[i].length = wr->sg_list[i].length;
+			sqe->sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		sqe->num_sge = wr->num_sge;
+	}
+	sqe->flags = flags;
+	return 0;
+}
+
+/*
+ * Kernel consumers post work requests here. User consumers write their
+ * elements into the mapped queue themselves and call here with no work
+ * request: the doorbell.
+ */
+int siw_post_send(struct ib_qp *base_qp, const struct ib_send_wr *wr,
+		  const struct ib_send_wr **bad_wr)
+{
+	struct siw_qp *qp = to_siw_qp(base_qp);
+	unsigned long flags;
+	int err = 0;
+
+	if (qp->user) {
+		if (wr) {
+			*bad_wr = wr;
+			return -EINVAL;
+		}
+		siw_sq_kick(qp);
+		return 0;
+	}
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	for (; wr; wr = wr->next) {
+		struct siw_sqe *slot = &qp->sendq[qp->sq_put % qp->num_sqe];
+		struct siw_sqe sqe;
+
+		if (READ_ONCE(slot->flags) & SIW_WQE_VALID) {
+			err = -ENOMEM;
+			break;
+		}
+		err = siw_wr_to_sqe(qp, wr, &sqe);
+		if (err)
+			break;
+		memcpy(slot, &sqe, sizeof(sqe));
+		smp_store_release(&slot->flags, sqe.flags | SIW_WQE_VALID);
+		qp->sq_put++;
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (err)
+		*bad_wr = wr;
+	siw_sq_kick(qp);
+	return err;
+}
+
+/* Writes kernel receive work requests into a receive queue ring. */
+int siw_post_rqes(struct siw_rqe *ring, u32 num, u32 *put, u32 max_sge,
+		  const struct ib_recv_wr *wr, const struct ib_recv_wr **bad_wr)
+{
+	int err = 0, i;
+
+	for (; wr; wr = wr->next) {
+		struct siw_rqe *slot = &ring[*put % num];
+
+		if (READ_ONCE(slot->flags) & SIW_WQE_VALID) {
+			err = -ENOMEM;
+			break;
+		}
+		if (wr->num_sge > max_sge) {
+			err = -EINVAL;
+			break;
+		}
+		slot->id = wr->wr_id;
+		slot->num_sge = wr->num_sge;
+		slot->opcode = SIW_OP_RECEIVE;
+		for (i = 0; i < wr->num_sge; i++) {
+			slot->sge[i].laddr = wr->sg_list[i].addr;
+			slot->sge[i].length = wr->sg_list[i].length;
+			slot->sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		smp_store_release(&slot->flags, SIW_WQE_VALID);
+		(*put)++;
+	}
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+int siw_post_recv(struct ib_qp *base_qp, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr)
+{
+	struct siw_qp *qp = to_siw_qp(base_qp);
+	unsigned long flags;
+	bool error;
+	int err;
+
+	if (qp->user || qp->srq) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	err = siw_post_rqes(qp->recvq, qp->num_rqe, &qp->rq_put,
+			    qp->max_recv_sge, wr, bad_wr);
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	error = siw_qp_in_error(qp);
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	/* Receives posted to a QP in error complete at once, flushed. */
+	if (error)
+		siw_qp_flush(qp);
+	return err;
+}

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/*
+ * Queue pairs, shared receive queues and completion queues: the objects
+ * and the rules for who may touch which queue index.
+ */
+#ifndef SIW_QP_H
+#define SIW_QP_H
+
+#include <linux/completion.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include "queue.h"
+
+struct siw_cq {
+	struct ib_cq base_cq;
+	/* Producer side: cq_put and writing entries. */
+	spinlock_t lock;
+	/* Consumer side of kernel CQs: cq_get. */
+	spinlock_t poll_lock;
+	struct siw_cqe *queue;
+	struct siw_cq_ctrl *ctrl;	/* right behind the last entry */
+	struct siw_umap *umap;		/* user CQs: the mapping */
+	u32 num_cqe;
+	u32 cq_put;
+	u32 cq_get;
+	u32 id;
+	bool user;
+};
+
+struct siw_srq {
+	struct ib_srq base_srq;
+	/* rq_get, rq_put (kernel SRQs), limit and armed. */
+	spinlock_t lock;
+	struct siw_rqe *recvq;
+	struct siw_umap *umap;
+	u32 num_rqe;
+	u32 rq_get;
+	u32 rq_put;
+	u32 limit;
+	bool armed;
+	bool user;
+};
+
+struct siw_qp {
+	struct ib_qp base_qp;
+	struct siw_device *sdev;
+
+	/*
+	 * References held by the connection manager and the data path;
+	 * destroy_qp waits until they are all dropped.
+	 */
+	refcount_t ref;
+	struct completion released;
+
+	/* state, connected. Taken in any context. */
+	spinlock_t state_lock;
+	enum ib_qp_state state;
+	bool connected;
+
+	u32 num_sqe;
+	u32 num_rqe;
+	u32 max_send_sge;
+	u32 max_recv_sge;
+	u32 max_inline;
+	u32 ird;		/* inbound Read Requests we accept */
+	u32 ord;		/* Read Requests we may have outstanding */
+	int access;		/* IB_ACCESS_REMOTE_* the peer may use */
+	bool sq_sig_all;
+	bool user;
+
+	/* Send queue. sq_lock: sq_get, sq_put (kernel QPs), flushing. */
+	spinlock_t sq_lock;
+	struct siw_sqe *sendq;
+	struct siw_umap *sq_umap;
+	u32 sq_get;
+	u32 sq_put;
+
+	/* Receive queue, unless the QP uses an SRQ. rq_lock: likewise. */
+	spinlock_t rq_lock;
+	struct siw_rqe *recvq;
+	struct siw_umap *rq_umap;
+	u32 rq_get;
+	u32 rq_put;
+	struct siw_srq *srq;
+
+	struct siw_cq *scq;
+	struct siw_cq *rcq;
+};
+
+static inline struct siw_qp *to_siw_qp(struct ib_qp *qp)
+{
+	return container_of(qp, struct siw_qp, base_qp);
+}
+
+static inline struct siw_cq *to_siw_cq(struct ib_cq *cq)
+{
+	return container_of(cq, struct siw_cq, base_cq);
+}
+
+static inline struct siw_srq *to_siw_srq(struct ib_srq *srq)
+{
+	return container_of(srq, struct siw_srq, base_srq);
+}
+
+static inline void siw_qp_get(struct siw_qp *qp)
+{
+	refcount_inc(&qp->ref);
+}
+
+static inline void siw_qp_put(struct siw_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->ref))
+		complete(&qp->released);
+}
+
+/* cq.c */
+int siw_cq_add(struct siw_cq *cq, const struct siw_cqe *cqe, bool solicited);
+int siw_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
+		  SIW_CREATE_CQ_UDATA_T *udata_arg);
+int siw_destroy_cq(struct ib_cq *cq, struct ib_udata *udata);
+int siw_poll_cq(struct ib_cq *cq, int num_entries, struct ib_wc *wc);
+int siw_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags);
+
+/* qp.c */
+int siw_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
+		  struct ib_udata *udata);
+int siw_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata);
+int siw_query_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init_attr);
+int siw_destroy_qp(struct ib_qp *qp, struct ib_udata *udata);
+int siw_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
+		  const struct ib_send_wr **bad_wr);
+int siw_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr);
+struct siw_qp *siw_qp_lookup(struct siw_device *sdev, u32 qpn);
+void siw_qp_to_error(struct siw_qp *qp);
+void siw_qp_flush(struct siw_qp *qp);
+int siw_sqe_complete(struct siw_qp *qp, struct siw_sqe *sqe, u32 bytes,
+		     enum siw_wc_status status);
+int siw_rqe_complete(struct siw_qp *qp, struct siw_rqe *rqe, u32 bytes,
+		     u32 inval_stag, enum siw_wc_status status);
+
+int siw_post_rqes(struct siw_rqe *ring, u32 num, u32 *put, u32 max_sge,
+		  const struct ib_recv_wr *wr, const struct ib_recv_wr **bad_wr);
+
+/* srq.c */
+int siw_create_srq(struct ib_srq *srq, struct ib_srq_init_attr *attr,
+		   struct ib_udata *udata);
+int siw_modify_srq(struct ib_srq *srq, struct ib_srq_attr *attr,
+		   enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int siw_query_srq(struct ib_srq *srq, struct ib_srq_attr *attr);
+int siw_destroy_srq(struct ib_srq *srq, struct ib_udata *udata);
+int siw_post_srq_recv(struct ib_srq *srq, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr);
+bool siw_srq_take(struct siw_srq *srq, struct siw_rqe *rqe);
+
+#endif /* SIW_QP_H */
