@@ -1,54 +1,857 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 /*
- * iw_cm entry points: listen, connect, accept, reject.
+ * Connection management for iw_cm: listening and connecting kernel TCP
+ * sockets in the network namespace of the siw device's netdev, the MPA
+ * request/reply exchange (RFC 5044, RFC 6581), accept and reject, the
+ * hand-over of the socket to the QP, and the close of the connection.
  *
- * Connection management (MPA over kernel TCP sockets) comes with the data
- * path. Until then every request is refused with -EOPNOTSUPP; rdma_cm
- * reports that to its caller. The entry points must exist: iw_cm calls
- * them without checking, e.g. for every wildcard listener when a device
- * appears.
+ * Socket callbacks run in softirq; they only queue work. All endpoint
+ * changes happen in process context, on one ordered work queue or in the
+ * iw_cm entry points, under the endpoint's mutex.
  */
+#include <linux/module.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <linux/tcp.h>
+#include <net/tcp.h>
 #include <rdma/iw_cm.h>
 
 #include "siw.h"
+#include "cm.h"
 
-static int siw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
+static int mpa_rev = 2;
+module_param(mpa_rev, int, 0644);
+MODULE_PARM_DESC(mpa_rev, "MPA revision we speak: 1, or 2 (RFC 6581, default)");
+
+static int mpa_crc;
+module_param(mpa_crc, int, 0644);
+MODULE_PARM_DESC(mpa_crc,
+		 "MPA CRC: 0 do not ask (a peer's request is honoured, default), 1 offer, 2 require");
+
+static int mpa_timeout_ms = 10000;
+module_param(mpa_timeout_ms, int, 0644);
+MODULE_PARM_DESC(mpa_timeout_ms,
+		 "Time a TCP connect plus MPA exchange may take, in ms (default 10000)");
+
+/* One ordered queue: CM work never runs concurrently with itself. */
+static struct workqueue_struct *siw_cm_wq;
+
+static void siw_cep_work(struct work_struct *work);
+static void siw_cep_timeout(struct work_struct *work);
+
+static struct siw_cep *siw_cep_alloc(struct siw_device *sdev)
 {
-	return -EOPNOTSUPP;
+	struct siw_cep *cep = kzalloc(sizeof(*cep), GFP_KERNEL);
+
+	if (!cep)
+		return NULL;
+	kref_init(&cep->ref);
+	mutex_init(&cep->lock);
+	INIT_LIST_HEAD(&cep->children);
+	INIT_LIST_HEAD(&cep->child_entry);
+	INIT_WORK(&cep->work, siw_cep_work);
+	INIT_DELAYED_WORK(&cep->timer, siw_cep_timeout);
+	cep->sdev = sdev;
+	cep->state = SIW_CEP_IDLE;
+	return cep;
 }
 
-static int siw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
+static void siw_cep_release(struct kref *ref)
 {
-	return -EOPNOTSUPP;
+	kfree(container_of(ref, struct siw_cep, ref));
 }
 
-static int siw_reject(struct iw_cm_id *id, const void *pdata, u8 pdata_len)
+void siw_cep_put(struct siw_cep *cep)
 {
-	return -EOPNOTSUPP;
+	kref_put(&cep->ref, siw_cep_release);
 }
 
-static int siw_create_listen(struct iw_cm_id *id, int backlog)
+static void siw_cep_get(struct siw_cep *cep)
 {
-	return -EOPNOTSUPP;
+	kref_get(&cep->ref);
 }
 
-static int siw_destroy_listen(struct iw_cm_id *id)
+/* Queues CM work for an event. Any context. */
+void siw_cm_queue_event(struct siw_cep *cep, int ev)
 {
+	set_bit(ev, &cep->events);
+	siw_cep_get(cep);
+	if (!queue_work(siw_cm_wq, &cep->work))
+		siw_cep_put(cep);
+}
+
+static void siw_cm_local_params(struct siw_cep *cep)
+{
+	struct siw_mpa_params *p = &cep->params;
+
+	p->revision = mpa_rev == 1 ? SIW_MPA_REV_1 : SIW_MPA_REV_2;
+	p->crc = mpa_crc == 2 ? SIW_MPA_CRC_REQUIRED :
+		 mpa_crc == 1 ? SIW_MPA_CRC_OFFERED : SIW_MPA_CRC_OFF;
+	p->p2p = false;
+	p->rtr_types = 0;
+	p->ird = SIW_MAX_IRD_QP;
+	p->ord = SIW_MAX_ORD_QP;
+	p->max_ird = SIW_MAX_IRD_QP;
+}
+
+/* --- socket callbacks (softirq) ----------------------------------------- */
+
+static struct siw_cep *siw_sk_cep(struct sock *sk)
+{
+	return sk->sk_user_data;
+}
+
+static void siw_cm_sk_data_ready(struct sock *sk)
+{
+	struct siw_cep *cep;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	cep = siw_sk_cep(sk);
+	if (cep)
+		siw_cm_queue_event(cep, cep->state == SIW_CEP_LISTEN ?
+				   SIW_CEP_EV_ACCEPT : SIW_CEP_EV_DATA);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void siw_cm_sk_state_change(struct sock *sk)
+{
+	struct siw_cep *cep;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	cep = siw_sk_cep(sk);
+	if (cep)
+		siw_cm_queue_event(cep, SIW_CEP_EV_STATE);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* Takes the socket's callbacks over for the MPA phase. */
+static void siw_cep_attach_socket(struct siw_cep *cep, struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+
+	cep->sock = sock;
+	write_lock_bh(&sk->sk_callback_lock);
+	cep->saved_data_ready = sk->sk_data_ready;
+	cep->saved_state_change = sk->sk_state_change;
+	sk->sk_user_data = cep;
+	sk->sk_data_ready = siw_cm_sk_data_ready;
+	sk->sk_state_change = siw_cm_sk_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+/*
+ * Stops the socket: no more bytes in or out, and its callbacks given
+ * back. A send blocked in the QP's tx work returns. Must hold cep->lock.
+ */
+static void siw_cep_stop_socket(struct siw_cep *cep)
+{
+	struct socket *sock = cep->sock;
+	struct sock *sk;
+
+	if (!sock || !cep->saved_data_ready)
+		return;
+	sk = sock->sk;
+	if (cep->abrupt)
+		sock_no_linger(sk);	/* close with a reset */
+	kernel_sock_shutdown(sock, SHUT_RDWR);
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = cep->saved_data_ready;
+	sk->sk_state_change = cep->saved_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+	cep->saved_data_ready = NULL;
+}
+
+/* Stops and releases the socket. Must hold cep->lock. */
+static void siw_cep_close_socket(struct siw_cep *cep)
+{
+	if (!cep->sock)
+		return;
+	siw_cep_stop_socket(cep);
+	sock_release(cep->sock);
+	cep->sock = NULL;
+}
+
+/* --- events to iw_cm ---------------------------------------------------- */
+
+static int siw_cm_event(struct siw_cep *cep, struct iw_cm_id *cm_id,
+			enum iw_cm_event_type type, int status,
+			const void *pdata, u16 pdata_len)
+{
+	struct iw_cm_event ev = {
+		.event = type,
+		.status = status,
+		.private_data = (void *)pdata,
+		.private_data_len = pdata_len,
+	};
+
+	if (type == IW_CM_EVENT_CONNECT_REQUEST) {
+		ev.provider_data = cep;
+		ev.ird = cep->peer_ird;
+		ev.ord = cep->peer_ord;
+	} else if (type == IW_CM_EVENT_CONNECT_REPLY ||
+		   type == IW_CM_EVENT_ESTABLISHED) {
+		ev.ird = cep->result.ird;
+		ev.ord = cep->result.ord;
+	}
+	if (cep->sock) {
+		kernel_getsockname(cep->sock, (struct sockaddr *)&ev.local_addr);
+		kernel_getpeername(cep->sock, (struct sockaddr *)&ev.remote_addr);
+	}
+	return cm_id->event_handler(cm_id, &ev);
+}
+
+/* Drops the endpoint's hold on its cm_id. Must hold cep->lock. */
+static void siw_cep_drop_cm_id(struct siw_cep *cep)
+{
+	if (!cep->cm_id)
+		return;
+	cep->cm_id->provider_data = NULL;
+	cep->cm_id->rem_ref(cep->cm_id);
+	cep->cm_id = NULL;
+}
+
+static void siw_cep_drop_qp(struct siw_cep *cep)
+{
+	if (!cep->qp)
+		return;
+	siw_qp_put(cep->qp);
+	cep->qp = NULL;
+}
+
+/* Ends a connection attempt or connection for good. Must hold cep->lock. */
+static void siw_cep_stop_timer(struct siw_cep *cep)
+{
+	if (cancel_delayed_work(&cep->timer))
+		siw_cep_put(cep);	/* the timer's reference */
+}
+
+static void siw_cep_teardown(struct siw_cep *cep)
+{
+	if (cep->state == SIW_CEP_CLOSED)
+		return;
+	siw_cep_stop_timer(cep);
+	/* The QP lets go of the socket only once it is quiet. */
+	siw_cep_stop_socket(cep);
+	if (cep->qp && cep->state == SIW_CEP_ESTABLISHED)
+		siw_qp_disconnected(cep->qp);
+	siw_cep_close_socket(cep);
+	siw_cep_drop_qp(cep);
+	siw_cep_drop_cm_id(cep);
+	cep->state = SIW_CEP_CLOSED;
+	cep->owner_put_pending = true;
+}
+
+/* Releases cep->lock, then the owner's reference if teardown ended it. */
+static void siw_cep_unlock(struct siw_cep *cep)
+{
+	bool put = cep->owner_put_pending;
+
+	cep->owner_put_pending = false;
+	mutex_unlock(&cep->lock);
+	if (put)
+		siw_cep_put(cep);
+}
+
+/* --- reading and writing MPA frames ------------------------------------- */
+
+static int siw_send_all(struct socket *sock, const void *buf, size_t len)
+{
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	int n = kernel_sendmsg(sock, &msg, &iov, 1, len);
+
+	return n == len ? 0 : n < 0 ? n : -EIO;
+}
+
+/*
+ * Reads the MPA request or reply into cep->mpa, never past its end: what
+ * follows belongs to the QP. Returns 1 when the frame is complete, 0 when
+ * more must arrive, or a negative error (-EPROTO: malformed).
+ */
+static int siw_cep_read_mpa(struct siw_cep *cep, enum siw_mpa_kind kind,
+			    struct siw_mpa_info *info)
+{
+	for (;;) {
+		struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+		enum siw_mpa_err perr;
+		struct kvec iov;
+		u32 need;
+		int n;
+
+		perr = siw_mpa_parse(cep->mpa, cep->mpa_have, kind, 0, info);
+		if (perr == SIW_MPA_OK)
+			return 1;
+		if (perr == SIW_MPA_E_SHORT_HDR)
+			need = SIW_MPA_RR_HDR_LEN;
+		else if (perr == SIW_MPA_E_SHORT_PD)
+			need = SIW_MPA_RR_HDR_LEN +
+			       siw_get_be16(cep->mpa + SIW_MPA_KEY_LEN + 2);
+		else
+			return -EPROTO;
+		if (need > sizeof(cep->mpa) || need <= cep->mpa_have)
+			return -EPROTO;
+
+		iov.iov_base = cep->mpa + cep->mpa_have;
+		iov.iov_len = need - cep->mpa_have;
+		n = kernel_recvmsg(cep->sock, &msg, &iov, 1, iov.iov_len,
+				   MSG_DONTWAIT);
+		if (n == -EAGAIN)
+			return 0;
+		if (n < 0)
+			return n;
+		if (n == 0)
+			return -ECONNRESET;
+		cep->mpa_have += n;
+	}
+}
+
+static int siw_cep_send_mpa(struct siw_cep *cep, struct siw_mpa_info *info,
+			    const void *pdata, u16 pdata_len)
+{
+	u8 frame[SIW_MPA_RR_MAX];
+	size_t len;
+
+	info->ulp_pd = pdata;
+	info->ulp_pd_len = pdata_len;
+	if (siw_mpa_build(info, frame, sizeof(frame), &len) != SIW_MPA_OK)
+		return -EINVAL;
+	return siw_send_all(cep->sock, frame, len);
+}
+
+/* --- passive side -------------------------------------------------------- */
+
+static void siw_cep_accept_children(struct siw_cep *lcep)
+{
+	for (;;) {
+		struct socket *newsock;
+		struct siw_cep *cep;
+
+		if (!lcep->sock ||
+		    kernel_accept(lcep->sock, &newsock, O_NONBLOCK))
+			return;
+		cep = siw_cep_alloc(lcep->sdev);
+		if (!cep) {
+			sock_release(newsock);
+			continue;
+		}
+		tcp_sock_set_nodelay(newsock->sk);
+		cep->state = SIW_CEP_AWAIT_REQUEST;
+		siw_cep_get(lcep);
+		cep->listener = lcep;
+		/* The owner reference is iw_cm's once delivered; the list's: */
+		siw_cep_get(cep);
+		list_add_tail(&cep->child_entry, &lcep->children);
+		siw_cm_local_params(cep);
+		siw_cep_attach_socket(cep, newsock);
+		siw_cep_get(cep);
+		queue_delayed_work(siw_cm_wq, &cep->timer,
+				   msecs_to_jiffies(mpa_timeout_ms));
+		/* Bytes may have arrived before our callbacks. */
+		siw_cm_queue_event(cep, SIW_CEP_EV_DATA);
+	}
+}
+
+/* A child that will not become a connection. Must hold cep->lock. */
+static void siw_cep_child_abort(struct siw_cep *cep)
+{
+	struct siw_cep *lcep = cep->listener;
+
+	cep->abrupt = true;
+	siw_cep_teardown(cep);
+	if (lcep) {
+		mutex_lock(&lcep->lock);
+		if (!list_empty(&cep->child_entry)) {
+			list_del_init(&cep->child_entry);
+			/* The list's reference; the caller holds another. */
+			siw_cep_put(cep);
+		}
+		mutex_unlock(&lcep->lock);
+		cep->listener = NULL;
+		siw_cep_put(lcep);
+	}
+}
+
+static void siw_cep_got_request(struct siw_cep *cep)
+{
+	struct siw_mpa_info req, rep;
+	int err;
+
+	err = siw_cep_read_mpa(cep, SIW_MPA_REQUEST, &req);
+	if (err == 0)
+		return;
+	if (err < 0) {
+		pr_info_ratelimited("siw: %s: malformed or failed MPA request (%d), closing\n",
+				    dev_name(&cep->sdev->base_dev.dev), err);
+		siw_cep_child_abort(cep);
+		return;
+	}
+	siw_cep_stop_timer(cep);
+	if (req.markers)
+		pr_info_ratelimited("siw: peer asks for markers; refused in the reply\n");
+	siw_mpa_respond(&cep->params, &req, &cep->result);
+	if (cep->result.verdict != SIW_MPA_ACCEPT) {
+		pr_info_ratelimited("siw: MPA request refused: %s\n",
+				    siw_mpa_reason_name(cep->result.reason));
+		if (cep->result.verdict == SIW_MPA_REJECT) {
+			siw_mpa_reply_init(&cep->result, &rep);
+			rep.reject = true;
+			siw_cep_send_mpa(cep, &rep, NULL, 0);
+		}
+		siw_cep_child_abort(cep);
+		return;
+	}
+	cep->peer_ird = req.enhanced ? min_t(u16, req.ird, 255) : SIW_MAX_IRD_QP;
+	cep->peer_ord = req.enhanced ? min_t(u16, req.ord, 255) : SIW_MAX_ORD_QP;
+
+	/*
+	 * Delivered by siw_cep_deliver_request() once the child's lock is
+	 * released: a kernel ULP accepts or rejects from inside the event.
+	 */
+	cep->req_pd = req.ulp_pd;
+	cep->req_pd_len = req.ulp_pd_len;
+	cep->state = SIW_CEP_REQUEST_DELIVERED;
+	cep->deliver_request = true;
+}
+
+/*
+ * Hands a child with a complete MPA request to iw_cm. Called without the
+ * child's lock; the listener's lock keeps its cm_id.
+ */
+static void siw_cep_deliver_request(struct siw_cep *cep, struct siw_cep *lcep)
+{
+	int err = -ECONNRESET;
+
+	mutex_lock(&lcep->lock);
+	if (!list_empty(&cep->child_entry) && lcep->cm_id &&
+	    lcep->state == SIW_CEP_LISTEN) {
+		list_del_init(&cep->child_entry);
+		/* The list's reference; the work holds another. */
+		siw_cep_put(cep);
+		err = siw_cm_event(cep, lcep->cm_id,
+				   IW_CM_EVENT_CONNECT_REQUEST, 0,
+				   cep->req_pd, cep->req_pd_len);
+	}
+	mutex_unlock(&lcep->lock);
+
+	mutex_lock(&cep->lock);
+	if (cep->listener == lcep) {
+		cep->listener = NULL;
+		siw_cep_put(lcep);
+	}
+	siw_cep_put(lcep);	/* the caller's reference */
+	/* iw_cm did not take it: end it, the owner reference goes too. */
+	if (err) {
+		cep->abrupt = true;
+		siw_cep_teardown(cep);
+	}
+	siw_cep_unlock(cep);
+}
+
+int siw_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
+{
+	struct siw_cep *cep = cm_id->provider_data;
+	struct siw_device *sdev = to_siw_dev(cm_id->device);
+	struct siw_mpa_info rep;
+	struct siw_qp *qp;
+	int err;
+
+	if (!cep)
+		return -EINVAL;
+	mutex_lock(&cep->lock);
+	if (cep->state != SIW_CEP_REQUEST_DELIVERED) {
+		err = -ECONNRESET;
+		goto out_unlock;
+	}
+	qp = siw_qp_lookup(sdev, param->qpn);
+	if (!qp) {
+		err = -EINVAL;
+		goto out_unlock;
+	}
+	cep->qp = qp;
+	cm_id->add_ref(cm_id);
+	cep->cm_id = cm_id;
+
+	if (param->ird < cep->result.ird)
+		cep->result.ird = param->ird;
+	if (param->ord < cep->result.ord)
+		cep->result.ord = param->ord;
+	siw_mpa_reply_init(&cep->result, &rep);
+	err = siw_cep_send_mpa(cep, &rep, param->private_data,
+			       param->private_data_len);
+	if (err)
+		goto err_teardown;
+	err = siw_qp_connected(qp, cep, cep->sock, cep->result.crc,
+			       cep->result.ird, cep->result.ord);
+	if (err)
+		goto err_teardown;
+	cep->state = SIW_CEP_ESTABLISHED;
+	siw_cm_event(cep, cm_id, IW_CM_EVENT_ESTABLISHED, 0, NULL, 0);
+	mutex_unlock(&cep->lock);
 	return 0;
+
+err_teardown:
+	cep->abrupt = true;
+	siw_cep_teardown(cep);
+out_unlock:
+	siw_cep_unlock(cep);
+	return err;
+}
+
+int siw_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len)
+{
+	struct siw_cep *cep = cm_id->provider_data;
+	struct siw_mpa_info rep;
+
+	if (!cep)
+		return -EINVAL;
+	mutex_lock(&cep->lock);
+	if (cep->state == SIW_CEP_REQUEST_DELIVERED && cep->sock) {
+		siw_mpa_reply_init(&cep->result, &rep);
+		rep.reject = true;
+		siw_cep_send_mpa(cep, &rep, pdata, pdata_len);
+	}
+	siw_cep_teardown(cep);
+	cm_id->provider_data = NULL;
+	siw_cep_unlock(cep);
+	return 0;
+}
+
+/* --- active side --------------------------------------------------------- */
+
+static void siw_cep_connect_failed(struct siw_cep *cep, int status,
+				   const void *pdata, u16 pdata_len)
+{
+	struct iw_cm_id *cm_id = cep->cm_id;
+
+	cep->abrupt = true;
+	if (cm_id)
+		siw_cm_event(cep, cm_id, IW_CM_EVENT_CONNECT_REPLY, status,
+			     pdata, pdata_len);
+	siw_cep_teardown(cep);
+}
+
+static void siw_cep_tcp_connected(struct siw_cep *cep)
+{
+	struct sock *sk = cep->sock->sk;
+	struct siw_mpa_info req;
+
+	if (sk->sk_state != TCP_ESTABLISHED) {
+		if (sk->sk_state == TCP_CLOSE)
+			siw_cep_connect_failed(cep, sk->sk_err ? -sk->sk_err :
+					       -ECONNREFUSED, NULL, 0);
+		return;
+	}
+	siw_mpa_request_init(&cep->params, &req);
+	if (siw_cep_send_mpa(cep, &req, cep->pd, cep->pd_len)) {
+		siw_cep_connect_failed(cep, -ECONNRESET, NULL, 0);
+		return;
+	}
+	cep->state = SIW_CEP_AWAIT_REPLY;
+}
+
+static void siw_cep_got_reply(struct siw_cep *cep)
+{
+	struct siw_mpa_info rep;
+	int err;
+
+	err = siw_cep_read_mpa(cep, SIW_MPA_REPLY, &rep);
+	if (err == 0)
+		return;
+	if (err < 0) {
+		pr_info_ratelimited("siw: malformed or failed MPA reply (%d)\n",
+				    err);
+		siw_cep_connect_failed(cep, -ECONNRESET, NULL, 0);
+		return;
+	}
+	if (rep.reject) {
+		siw_cep_connect_failed(cep, -ECONNREFUSED, rep.ulp_pd,
+				       rep.ulp_pd_len);
+		return;
+	}
+	siw_mpa_check_reply(&cep->params, &rep, &cep->result);
+	if (cep->result.verdict != SIW_MPA_ACCEPT) {
+		pr_info_ratelimited("siw: MPA reply not acceptable: %s\n",
+				    siw_mpa_reason_name(cep->result.reason));
+		siw_cep_connect_failed(cep, -ECONNREFUSED, NULL, 0);
+		return;
+	}
+	siw_cep_stop_timer(cep);
+	err = siw_qp_connected(cep->qp, cep, cep->sock, cep->result.crc,
+			       cep->result.ird, cep->result.ord);
+	if (err) {
+		siw_cep_connect_failed(cep, err, NULL, 0);
+		return;
+	}
+	cep->state = SIW_CEP_ESTABLISHED;
+	siw_cm_event(cep, cep->cm_id, IW_CM_EVENT_CONNECT_REPLY, 0,
+		     rep.ulp_pd, rep.ulp_pd_len);
+}
+
+static int siw_sockaddr_len(const struct sockaddr_storage *a)
+{
+	return a->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+					  sizeof(struct sockaddr_in);
+}
+
+static int siw_create_socket(struct siw_device *sdev,
+			     const struct sockaddr_storage *laddr,
+			     struct socket **sockp)
+{
+	struct socket *sock;
+	int err;
+
+	err = sock_create_kern(dev_net(sdev->netdev), laddr->ss_family,
+			       SOCK_STREAM, IPPROTO_TCP, &sock);
+	if (err)
+		return err;
+	sock_set_reuseaddr(sock->sk);
+	err = kernel_bind(sock, (struct sockaddr *)laddr,
+			  siw_sockaddr_len(laddr));
+	if (err) {
+		sock_release(sock);
+		return err;
+	}
+	*sockp = sock;
+	return 0;
+}
+
+int siw_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
+{
+	struct siw_device *sdev = to_siw_dev(cm_id->device);
+	struct siw_cep *cep;
+	struct socket *sock;
+	struct siw_qp *qp;
+	int err;
+
+	if (param->private_data_len > SIW_MPA_PD_MAX - SIW_MPA_V2_CTRL_LEN)
+		return -EINVAL;
+	qp = siw_qp_lookup(sdev, param->qpn);
+	if (!qp)
+		return -EINVAL;
+	cep = siw_cep_alloc(sdev);
+	if (!cep) {
+		siw_qp_put(qp);
+		return -ENOMEM;
+	}
+	mutex_lock(&cep->lock);
+	cep->qp = qp;
+	siw_cm_local_params(cep);
+	cep->params.ird = min_t(u32, param->ird, SIW_MAX_IRD_QP);
+	cep->params.ord = min_t(u32, param->ord, SIW_MAX_ORD_QP);
+	memcpy(cep->pd, param->private_data, param->private_data_len);
+	cep->pd_len = param->private_data_len;
+	cm_id->add_ref(cm_id);
+	cep->cm_id = cm_id;
+	cm_id->provider_data = cep;
+
+	err = siw_create_socket(sdev, &cm_id->m_local_addr, &sock);
+	if (err)
+		goto err_teardown;
+	tcp_sock_set_nodelay(sock->sk);
+	siw_cep_attach_socket(cep, sock);
+	cep->state = SIW_CEP_CONNECTING;
+	siw_cep_get(cep);
+	queue_delayed_work(siw_cm_wq, &cep->timer,
+			   msecs_to_jiffies(mpa_timeout_ms));
+	err = kernel_connect(sock, (struct sockaddr *)&cm_id->m_remote_addr,
+			     siw_sockaddr_len(&cm_id->m_remote_addr),
+			     O_NONBLOCK);
+	if (err && err != -EINPROGRESS)
+		goto err_teardown;
+	/* Connected at once (loopback): the state callback may have run. */
+	siw_cm_queue_event(cep, SIW_CEP_EV_STATE);
+	mutex_unlock(&cep->lock);
+	return 0;
+
+err_teardown:
+	cep->abrupt = true;
+	siw_cep_teardown(cep);
+	siw_cep_unlock(cep);
+	return err;
+}
+
+/* --- listening ----------------------------------------------------------- */
+
+int siw_create_listen(struct iw_cm_id *cm_id, int backlog)
+{
+	struct siw_device *sdev = to_siw_dev(cm_id->device);
+	struct siw_cep *cep;
+	struct socket *sock;
+	int err;
+
+	cep = siw_cep_alloc(sdev);
+	if (!cep)
+		return -ENOMEM;
+	err = siw_create_socket(sdev, &cm_id->m_local_addr, &sock);
+	if (err)
+		goto err_free;
+	if (cm_id->m_local_addr.ss_family == AF_INET6 && cm_id->afonly)
+		ip6_sock_set_v6only(sock->sk);
+	err = kernel_listen(sock, backlog);
+	if (err) {
+		sock_release(sock);
+		goto err_free;
+	}
+	mutex_lock(&cep->lock);
+	cep->state = SIW_CEP_LISTEN;
+	cm_id->add_ref(cm_id);
+	cep->cm_id = cm_id;
+	cm_id->provider_data = cep;
+	siw_cep_attach_socket(cep, sock);
+	mutex_unlock(&cep->lock);
+	/* Connections may be waiting already. */
+	siw_cm_queue_event(cep, SIW_CEP_EV_ACCEPT);
+	return 0;
+
+err_free:
+	siw_cep_put(cep);
+	return err;
+}
+
+int siw_destroy_listen(struct iw_cm_id *cm_id)
+{
+	struct siw_cep *cep = cm_id->provider_data;
+	struct siw_cep *child, *next;
+	LIST_HEAD(children);
+
+	if (!cep)
+		return 0;
+	mutex_lock(&cep->lock);
+	list_splice_init(&cep->children, &children);
+	siw_cep_teardown(cep);
+	siw_cep_get(cep);	/* keep it for the children below */
+	siw_cep_unlock(cep);
+
+	/* Children still in their MPA exchange go away with the listener. */
+	list_for_each_entry_safe(child, next, &children, child_entry) {
+		mutex_lock(&child->lock);
+		list_del_init(&child->child_entry);
+		child->abrupt = true;
+		siw_cep_teardown(child);
+		if (child->listener) {
+			child->listener = NULL;
+			siw_cep_put(cep);
+		}
+		siw_cep_unlock(child);
+		siw_cep_put(child);	/* the list's reference */
+	}
+	siw_cep_put(cep);
+	return 0;
+}
+
+/* --- closing ------------------------------------------------------------- */
+
+/*
+ * The connection of an established endpoint ends: the peer closed or reset
+ * it, or our QP went to error. iw_cm hears DISCONNECT (for a peer's close)
+ * and then CLOSE, after which it owns nothing of ours. Must hold lock.
+ */
+static void siw_cep_established_close(struct siw_cep *cep)
+{
+	struct iw_cm_id *cm_id = cep->cm_id;
+
+	if (cep->state != SIW_CEP_ESTABLISHED)
+		return;
+	if (cep->qp)
+		siw_qp_to_error(cep->qp);
+	if (cm_id && cep->peer_closed)
+		siw_cm_event(cep, cm_id, IW_CM_EVENT_DISCONNECT, 0, NULL, 0);
+	if (cm_id)
+		siw_cm_event(cep, cm_id, IW_CM_EVENT_CLOSE, 0, NULL, 0);
+	siw_cep_teardown(cep);
+}
+
+/* --- the work function --------------------------------------------------- */
+
+static void siw_cep_work(struct work_struct *work)
+{
+	struct siw_cep *cep = container_of(work, struct siw_cep, work);
+	struct siw_cep *lcep;
+
+	mutex_lock(&cep->lock);
+	if (test_and_clear_bit(SIW_CEP_EV_ACCEPT, &cep->events) &&
+	    cep->state == SIW_CEP_LISTEN)
+		siw_cep_accept_children(cep);
+
+	if (test_and_clear_bit(SIW_CEP_EV_STATE, &cep->events)) {
+		if (cep->state == SIW_CEP_CONNECTING) {
+			siw_cep_tcp_connected(cep);
+		} else if (cep->sock && cep->sock->sk->sk_state != TCP_ESTABLISHED) {
+			/* The peer closed or reset the connection. */
+			cep->peer_closed = true;
+			if (cep->state == SIW_CEP_ESTABLISHED)
+				siw_cep_established_close(cep);
+			else if (cep->state == SIW_CEP_AWAIT_REPLY)
+				siw_cep_connect_failed(cep, -ECONNRESET, NULL, 0);
+			else if (cep->state == SIW_CEP_AWAIT_REQUEST)
+				siw_cep_child_abort(cep);
+		}
+	}
+	if (test_and_clear_bit(SIW_CEP_EV_DATA, &cep->events)) {
+		if (cep->state == SIW_CEP_AWAIT_REQUEST)
+			siw_cep_got_request(cep);
+		else if (cep->state == SIW_CEP_AWAIT_REPLY)
+			siw_cep_got_reply(cep);
+	}
+	if (test_and_clear_bit(SIW_CEP_EV_TIMEOUT, &cep->events)) {
+		if (cep->state == SIW_CEP_CONNECTING ||
+		    cep->state == SIW_CEP_AWAIT_REPLY)
+			siw_cep_connect_failed(cep, -ETIMEDOUT, NULL, 0);
+		else if (cep->state == SIW_CEP_AWAIT_REQUEST)
+			siw_cep_child_abort(cep);
+	}
+	if (test_and_clear_bit(SIW_CEP_EV_CLOSE, &cep->events))
+		siw_cep_established_close(cep);
+	lcep = NULL;
+	if (cep->deliver_request && cep->listener &&
+	    cep->state == SIW_CEP_REQUEST_DELIVERED) {
+		lcep = cep->listener;
+		siw_cep_get(lcep);
+	}
+	cep->deliver_request = false;
+	siw_cep_unlock(cep);
+	if (lcep)
+		siw_cep_deliver_request(cep, lcep);
+	siw_cep_put(cep);	/* the work's reference */
+}
+
+static void siw_cep_timeout(struct work_struct *work)
+{
+	struct siw_cep *cep = container_of(to_delayed_work(work),
+					   struct siw_cep, timer);
+
+	siw_cm_queue_event(cep, SIW_CEP_EV_TIMEOUT);
+	siw_cep_put(cep);	/* the timer's reference */
+}
+
+/* Called by the QP when it leaves RTS: the connection must end. */
+void siw_cm_qp_down(struct siw_cep *cep, bool abrupt)
+{
+	if (abrupt)
+		cep->abrupt = true;
+	siw_cm_queue_event(cep, SIW_CEP_EV_CLOSE);
 }
 
 static void siw_qp_get_ref(struct ib_qp *qp)
 {
+	siw_qp_get(to_siw_qp(qp));
 }
 
 static void siw_qp_put_ref(struct ib_qp *qp)
 {
+	siw_qp_put(to_siw_qp(qp));
 }
 
-/* No QP exists yet, so no QP number resolves. */
 static struct ib_qp *siw_get_qp(struct ib_device *ibdev, int qpn)
 {
-	return NULL;
+	struct siw_qp *qp = siw_qp_lookup(to_siw_dev(ibdev), qpn);
+
+	if (!qp)
+		return NULL;
+	/* iw_cm takes its own reference through iw_add_ref. */
+	siw_qp_put(qp);
+	return &qp->base_qp;
 }
 
 const struct ib_device_ops siw_cm_ops = {
@@ -61,3 +864,14 @@ const struct ib_device_ops siw_cm_ops = {
 	.iw_reject = siw_reject,
 	.iw_rem_ref = siw_qp_put_ref,
 };
+
+int siw_cm_init(void)
+{
+	siw_cm_wq = alloc_ordered_workqueue("siw_cm", WQ_MEM_RECLAIM);
+	return siw_cm_wq ? 0 : -ENOMEM;
+}
+
+void siw_cm_exit(void)
+{
+	destroy_workqueue(siw_cm_wq);
+}

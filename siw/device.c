@@ -11,6 +11,7 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_user_verbs.h>
+#include <rdma/iw_cm.h>
 
 #include "siw.h"
 
@@ -199,6 +200,8 @@ static void siw_dealloc_driver(struct ib_device *ibdev)
 	WARN_ON(!xa_empty(&sdev->qp_xa));
 	xa_destroy(&sdev->qp_xa);
 	siw_mem_table_destroy(sdev);
+	if (sdev->dma_mem)
+		siw_mem_put(sdev->dma_mem);
 	dev_put(sdev->netdev);
 	ida_free(&siw_dev_ida, sdev->dev_id);
 }
@@ -311,6 +314,9 @@ int siw_device_add(const char *ibdev_name, struct net_device *netdev)
 	 * ib_core offers only to drivers that ask for it.
 	 */
 	sdev->base_dev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
+	/* iw_cm: no port mapper; our sockets use the real addresses. */
+	sdev->base_dev.iw_driver_flags = IW_F_NO_PORT_MAP;
+	memcpy(sdev->base_dev.iw_ifname, netdev->name, IFNAMSIZ);
 	memcpy(sdev->base_dev.node_desc, SIW_NODE_DESC_COMMON,
 	       sizeof(SIW_NODE_DESC_COMMON));
 	siw_set_node_guid(sdev);
@@ -321,6 +327,13 @@ int siw_device_add(const char *ibdev_name, struct net_device *netdev)
 	ib_set_device_ops(&sdev->base_dev, &siw_device_ops);
 	ib_set_device_ops(&sdev->base_dev, &siw_verbs_ops);
 	ib_set_device_ops(&sdev->base_dev, &siw_cm_ops);
+
+	/* From here on failures unwind through dealloc_driver. */
+	sdev->dma_mem = siw_dma_mem_alloc();
+	if (!sdev->dma_mem) {
+		err = -ENOMEM;
+		goto err_dealloc_device;
+	}
 
 	/*
 	 * From here on ib_dealloc_device() undoes everything above through

@@ -11,6 +11,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "siw.h"
+#include "cm.h"
 
 static int siw_newlink(const char *ibdev_name, struct net_device *netdev)
 {
@@ -26,6 +27,12 @@ static int __init siw_init(void)
 {
 	int err;
 
+	err = siw_cm_init();
+	if (err)
+		goto err_cm;
+	err = siw_tx_init();
+	if (err)
+		goto err_tx;
 	err = siw_netdev_init();
 	if (err)
 		goto err_netdev;
@@ -35,6 +42,10 @@ static int __init siw_init(void)
 	return 0;
 
 err_netdev:
+	siw_tx_exit();
+err_tx:
+	siw_cm_exit();
+err_cm:
 	return err;
 }
 
@@ -44,6 +55,8 @@ static void __exit siw_exit(void)
 	rdma_link_unregister(&siw_link_ops);
 	ib_unregister_driver(RDMA_DRIVER_SIW);
 	siw_netdev_exit();
+	siw_tx_exit();
+	siw_cm_exit();
 	pr_info("siw: unloaded\n");
 }
 

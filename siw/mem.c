@@ -17,6 +17,7 @@
 
 #include "siw.h"
 #include "mem.h"
+#include "proto.h"
 
 #define SIW_STAG_INDEX_MAX	((1U << 24) - 1)
 
@@ -84,13 +85,46 @@ enum siw_access_err siw_mem_check(struct siw_mem *mem, struct ib_pd *pd,
 {
 	if (!READ_ONCE(mem->valid))
 		return SIW_ACCESS_INVALID_STAG;
-	if (mem->pd != pd)
+	if (mem->pd && mem->pd != pd)
 		return SIW_ACCESS_BAD_PD;
 	if ((mem->access & access) != access)
 		return SIW_ACCESS_RIGHTS;
 	if (addr < mem->va || len > mem->len || addr - mem->va > mem->len - len)
 		return SIW_ACCESS_BOUNDS;
 	return SIW_ACCESS_OK;
+}
+
+/* What the protocol core's checks need to know of a region (NULL: none). */
+void siw_mem_view_of(struct siw_mem *mem, struct ib_pd *pd, int access,
+		     struct siw_mem_view *view)
+{
+	memset(view, 0, sizeof(*view));
+	if (!mem)
+		return;
+	view->valid = READ_ONCE(mem->valid);
+	view->same_pd = !mem->pd || mem->pd == pd;
+	view->access = (mem->access & access) == access;
+	view->base = mem->va;
+	view->len = mem->len;
+}
+
+/*
+ * The device's local DMA lkey: all of kernel memory, any PD. Kernel QPs
+ * only; never in the STag table, so no peer can name it.
+ */
+struct siw_mem *siw_dma_mem_alloc(void)
+{
+	struct siw_mem *mem = kzalloc(sizeof(*mem), GFP_KERNEL);
+
+	if (!mem)
+		return NULL;
+	kref_init(&mem->ref);
+	mem->type = SIW_MEM_DMA;
+	mem->valid = true;
+	mem->access = IB_ACCESS_LOCAL_WRITE;
+	mem->va = 0;
+	mem->len = U64_MAX;
+	return mem;
 }
 
 /*

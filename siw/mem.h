@@ -71,6 +71,11 @@ struct siw_mem_seg {
 	unsigned int len;
 };
 
+struct siw_mem_view;
+void siw_mem_view_of(struct siw_mem *mem, struct ib_pd *pd, int access,
+		     struct siw_mem_view *view);
+struct siw_mem *siw_dma_mem_alloc(void);
+
 int siw_mem_table_init(struct siw_device *sdev);
 void siw_mem_table_destroy(struct siw_device *sdev);
 

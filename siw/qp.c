@@ -14,9 +14,12 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
+#include <net/tcp.h>
+
 #include "siw.h"
 #include "qp.h"
 #include "mem.h"
+#include "cm.h"
 
 /* Called with the QP's state_lock held. */
 static bool siw_qp_in_error(struct siw_qp *qp)
@@ -34,6 +37,16 @@ struct siw_qp *siw_qp_lookup(struct siw_device *sdev, u32 qpn)
 		qp = NULL;
 	rcu_read_unlock();
 	return qp;
+}
+
+static void siw_qp_free_tx(struct siw_qp *qp)
+{
+	kvfree(qp->sq_state);
+	kfree(qp->orq);
+	kfree(qp->irq);
+	kfree(qp->tx_hdr);
+	kfree(qp->tx_trailer);
+	kfree(qp->tx_kv);
 }
 
 static int siw_qp_check_caps(struct siw_device *sdev,
@@ -83,6 +96,9 @@ int siw_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
 	spin_lock_init(&qp->state_lock);
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
+	spin_lock_init(&qp->orq_lock);
+	spin_lock_init(&qp->irq_lock);
+	INIT_WORK(&qp->tx_work, siw_tx_work);
 	qp->state = IB_QPS_RESET;
 	qp->user = !!udata;
 	qp->num_sqe = attr->cap.max_send_wr;
@@ -95,11 +111,25 @@ int siw_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
 	qp->scq = to_siw_cq(attr->send_cq);
 	qp->rcq = to_siw_cq(attr->recv_cq);
 
+	qp->sq_state = kvcalloc(qp->num_sqe, sizeof(*qp->sq_state),
+				GFP_KERNEL);
+	qp->orq_size = SIW_MAX_ORD_QP;
+	qp->orq = kcalloc(qp->orq_size, sizeof(*qp->orq), GFP_KERNEL);
+	qp->irq_size = SIW_MAX_IRD_QP;
+	qp->irq = kcalloc(qp->irq_size, sizeof(*qp->irq), GFP_KERNEL);
+	qp->tx_hdr = kzalloc(SIW_FPDU_HDR_MAX, GFP_KERNEL);
+	qp->tx_trailer = kzalloc(SIW_MPA_CRC_LEN + 4, GFP_KERNEL);
+	qp->tx_kv = kcalloc(SIW_TX_KV_MAX, sizeof(*qp->tx_kv), GFP_KERNEL);
+	if (!qp->sq_state || !qp->orq || !qp->irq || !qp->tx_hdr ||
+	    !qp->tx_trailer || !qp->tx_kv) {
+		err = -ENOMEM;
+		goto err_free_tx;
+	}
 	sq_size = qp->num_sqe * sizeof(struct siw_sqe);
 	qp->sendq = siw_queue_alloc(sq_size);
 	if (!qp->sendq) {
 		err = -ENOMEM;
-		goto err_count;
+		goto err_free_tx;
 	}
 	if (attr->srq) {
 		qp->srq = to_siw_srq(attr->srq);
@@ -161,6 +191,8 @@ err_free_sq:
 		siw_queue_unmap(qp->sq_umap);
 	else
 		vfree(qp->sendq);
+err_free_tx:
+	siw_qp_free_tx(qp);
 err_count:
 	atomic_dec(&sdev->num_qp);
 	return err;
@@ -171,11 +203,13 @@ int siw_destroy_qp(struct ib_qp *base_qp, struct ib_udata *udata)
 	struct siw_qp *qp = to_siw_qp(base_qp);
 	struct siw_device *sdev = qp->sdev;
 
-	siw_qp_to_error(qp);
+	siw_qp_fatal(qp, 0);
 	xa_erase(&sdev->qp_xa, base_qp->qp_num);
 	/* Wait for the connection manager and the data path to let go. */
 	siw_qp_put(qp);
 	wait_for_completion(&qp->released);
+	cancel_work_sync(&qp->tx_work);
+	siw_qp_free_tx(qp);
 
 	if (qp->rq_umap)
 		siw_queue_unmap(qp->rq_umap);
@@ -239,7 +273,13 @@ int siw_rqe_complete(struct siw_qp *qp, struct siw_rqe *rqe, u32 bytes,
 /* Flushes every posted send queue element. Must hold sq_lock. */
 static void siw_sq_flush(struct siw_qp *qp)
 {
+	unsigned long flags;
+
 	lockdep_assert_held(&qp->sq_lock);
+	spin_lock_irqsave(&qp->orq_lock, flags);
+	qp->orq_get = qp->orq_put;
+	qp->orq_done_bytes = 0;
+	spin_unlock_irqrestore(&qp->orq_lock, flags);
 	while (qp->num_sqe) {
 		struct siw_sqe *slot = &qp->sendq[qp->sq_get % qp->num_sqe];
 		struct siw_sqe sqe;
@@ -247,9 +287,13 @@ static void siw_sq_flush(struct siw_qp *qp)
 		if (!(smp_load_acquire(&slot->flags) & SIW_WQE_VALID))
 			break;
 		memcpy(&sqe, slot, sizeof(sqe));
+		qp->sq_state[qp->sq_get % qp->num_sqe].done = 0;
 		if (siw_sqe_complete(qp, &sqe, 0, SIW_WC_WR_FLUSH_ERR))
 			break;	/* CQ full: the rest stays posted */
 	}
+	/* Nothing started stays behind the flushed part. */
+	if ((s32)(qp->sq_get - qp->sq_next) > 0)
+		qp->sq_next = qp->sq_get;
 }
 
 /* Flushes every posted receive queue element. Must hold rq_lock. */
@@ -297,18 +341,148 @@ void siw_qp_to_error(struct siw_qp *qp)
 
 /*
  * The send queue has new work: start it, or flush it when the QP is in
- * error. The data path joins here with the connection.
+ * error. Work posted before the connection exists waits for it.
  */
-static void siw_sq_kick(struct siw_qp *qp)
+void siw_sq_kick(struct siw_qp *qp)
 {
 	unsigned long flags;
-	bool error;
+	bool error, connected;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	error = siw_qp_in_error(qp);
+	connected = qp->connected;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (error)
 		siw_qp_flush(qp);
+	else if (connected)
+		siw_tx_schedule(qp);
+}
+
+/*
+ * The QP failed: error state, flushed queues, the async event (0: none)
+ * and the end of the connection. Any context.
+ */
+void siw_qp_fatal(struct siw_qp *qp, enum ib_event_type event)
+{
+	struct siw_cep *cep;
+	unsigned long flags;
+	bool was_error;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	was_error = qp->state == IB_QPS_ERR;
+	qp->state = IB_QPS_ERR;
+	cep = qp->connected ? qp->cep : NULL;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	siw_qp_flush(qp);
+	if (!was_error && event && qp->base_qp.event_handler) {
+		struct ib_event ev = {
+			.device = qp->base_qp.device,
+			.element.qp = &qp->base_qp,
+			.event = event,
+		};
+
+		qp->base_qp.event_handler(&ev, qp->base_qp.qp_context);
+	}
+	if (cep && READ_ONCE(qp->term_code) == SIW_TERM_OK)
+		siw_cm_qp_down(cep, true);
+}
+
+/*
+ * A protocol violation: send a Terminate carrying code and the offending
+ * header (hdr_len bytes from its MPA length field; 0 if untrusted), then
+ * close. Any context.
+ */
+void siw_qp_terminate(struct siw_qp *qp, enum siw_term_code code,
+		      const u8 *hdr, u32 hdr_len)
+{
+	unsigned long flags;
+	bool first = false;
+	enum ib_event_type event;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->term_code == SIW_TERM_OK && qp->connected) {
+		qp->term_code = code;
+		hdr_len = min_t(u32, hdr_len, sizeof(qp->term_hdr));
+		memcpy(qp->term_hdr, hdr, hdr_len);
+		qp->term_hdr_len = hdr_len;
+		first = true;
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	event = siw_term_etype(code) == 1 && siw_term_layer(code) != 2 ?
+		IB_EVENT_QP_ACCESS_ERR : IB_EVENT_QP_FATAL;
+	siw_qp_fatal(qp, event);
+	if (first)
+		siw_tx_schedule(qp);	/* sends it, then closes */
+}
+
+/*
+ * The MPA exchange succeeded: the QP takes the socket over. Called by the
+ * connection manager in process context with the endpoint locked.
+ */
+int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
+		     struct socket *sock, bool crc, u32 ird, u32 ord)
+{
+	struct sock *sk = sock->sk;
+	unsigned long flags;
+	u32 i;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->connected || qp->state == IB_QPS_ERR ||
+	    qp->state == IB_QPS_RESET || qp->state == IB_QPS_SQD) {
+		spin_unlock_irqrestore(&qp->state_lock, flags);
+		return -EINVAL;
+	}
+	qp->crc = crc;
+	qp->ird = min_t(u32, max_t(u32, ird, 1), qp->irq_size);
+	qp->ord = min_t(u32, max_t(u32, ord, 1), qp->orq_size);
+	qp->mulpdu = siw_mpa_mulpdu(tcp_sk(sk)->mss_cache);
+	for (i = 0; i < SIW_QN_NUM; i++)
+		qp->tx_msn[i] = SIW_MSN_FIRST;
+	qp->orq_get = qp->orq_put = 0;
+	qp->irq_get = qp->irq_put = 0;
+	qp->term_code = SIW_TERM_OK;
+	qp->term_sent = false;
+	siw_rx_reset(qp);
+	kref_get(&cep->ref);
+	qp->cep = cep;
+	qp->sock = sock;
+	qp->state = IB_QPS_RTS;
+	qp->connected = true;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_data_ready = siw_rx_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+
+	/* What arrived with or after the MPA frame, and what was posted. */
+	siw_rx_read(qp);
+	siw_tx_schedule(qp);
+	return 0;
+}
+
+/*
+ * The connection is gone; the socket's callbacks are no longer ours.
+ * Called by the connection manager in process context.
+ */
+void siw_qp_disconnected(struct siw_qp *qp)
+{
+	struct siw_cep *cep;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	cep = qp->cep;
+	qp->connected = false;
+	qp->sock = NULL;
+	qp->cep = NULL;
+	if (qp->state != IB_QPS_ERR)
+		qp->state = IB_QPS_ERR;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	cancel_work_sync(&qp->tx_work);
+	siw_rx_release(qp);
+	siw_qp_flush(qp);
+	if (cep)
+		siw_cep_put(cep);
 }
 
 static bool siw_state_change_ok(enum ib_qp_state cur, enum ib_qp_state next)
@@ -337,6 +511,7 @@ int siw_modify_qp(struct ib_qp *base_qp, struct ib_qp_attr *attr, int mask,
 		  struct ib_udata *udata)
 {
 	struct siw_qp *qp = to_siw_qp(base_qp);
+	struct siw_cep *cep;
 	enum ib_qp_state next;
 	unsigned long flags;
 	int err = 0;
@@ -371,10 +546,14 @@ int siw_modify_qp(struct ib_qp *base_qp, struct ib_qp_attr *attr, int mask,
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
 		qp->ird = attr->max_dest_rd_atomic;
 	qp->state = next;
+	cep = qp->connected ? qp->cep : NULL;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
 	if (next == IB_QPS_ERR)
 		siw_qp_flush(qp);
+	/* iw_cm's disconnect: SQD is graceful, ERR abortive. */
+	if (cep && (next == IB_QPS_ERR || next == IB_QPS_SQD))
+		siw_cm_qp_down(cep, next == IB_QPS_ERR);
 	return 0;
 
 out_unlock:

@@ -12,6 +12,69 @@
 #include <linux/workqueue.h>
 
 #include "queue.h"
+#include "proto.h"
+
+struct siw_cep;
+struct siw_mem;
+
+/* A Read Request we sent, and the send queue slot it completes. */
+struct siw_orq_entry {
+	struct siw_sqe sqe;
+	u32 sq_pos;
+};
+
+/* Per send queue slot, kernel-private: may it complete, and how. */
+struct siw_sq_state {
+	u8 done;
+	u8 status;		/* enum siw_wc_status */
+	u32 bytes;
+};
+
+#define SIW_TX_KV_MAX	64
+
+/* An inbound RDMA Read Request waiting for its response to be sent. */
+struct siw_irq_entry {
+	struct siw_rreq rreq;
+};
+
+/* Receive state: where in the byte stream the next byte belongs. */
+enum siw_rx_phase {
+	SIW_RX_HDR,		/* MPA length and DDP/RDMAP header */
+	SIW_RX_DATA,		/* payload of the current FPDU */
+	SIW_RX_TRAILER,		/* pad and CRC */
+};
+
+struct siw_rx {
+	enum siw_rx_phase phase;
+	u8 hdr[SIW_FPDU_HDR_MAX];
+	u32 hdr_have;
+	u32 ulpdu_len;		/* MPA length field of this FPDU */
+	struct siw_hdr h;	/* decoded header */
+	u32 data_left;		/* payload bytes of this FPDU still to come */
+	u8 trailer[SIW_MPA_CRC_LEN + 3];
+	u32 trailer_have;
+	u32 trailer_len;
+	u32 crc;		/* running CRC of this FPDU */
+
+	/* Placement of the current FPDU's payload. */
+	struct siw_mem *mem;	/* tagged sink, or NULL */
+	u64 to;			/* next tagged address */
+
+	/* The untagged Send message being received. */
+	bool have_rqe;
+	struct siw_rqe rqe;
+	u32 rqe_pos;		/* its receive queue slot (not SRQ) */
+	u32 rqe_bytes;		/* placed so far */
+	u32 rqe_sge;		/* SGE being filled */
+	u32 rqe_sge_off;	/* offset in it */
+	u32 msn[SIW_QN_NUM];	/* next MSN expected per untagged queue */
+	u32 mo;			/* next MO expected on the Send queue */
+
+	u8 term_body[SIW_TERM_BODY_MAX];	/* a received Terminate */
+	u32 term_have;
+
+	bool dead;		/* a Terminate decision was taken */
+};
 
 struct siw_cq {
 	struct ib_cq base_cq;
@@ -87,6 +150,44 @@ struct siw_qp {
 
 	struct siw_cq *scq;
 	struct siw_cq *rcq;
+
+	/* The connection, from the MPA exchange until the QP goes down. */
+	struct siw_cep *cep;
+	struct socket *sock;
+	bool crc;		/* MPA CRC negotiated */
+	u32 mulpdu;		/* largest ULPDU we send */
+
+	/* Transmit: runs in tx_work only, so needs no lock of its own. */
+	struct work_struct tx_work;
+	u32 sq_next;		/* next element to start; sq_get..sq_next run */
+	struct siw_sq_state *sq_state;	/* per slot; sq_lock */
+	u32 tx_msn[SIW_QN_NUM];	/* next MSN we send per untagged queue */
+	u8 *tx_hdr;		/* length field and header of one FPDU */
+	u8 *tx_trailer;		/* its pad and CRC */
+	struct kvec *tx_kv;	/* SIW_TX_KV_MAX pieces of one FPDU */
+
+	/* Outstanding Read Requests we sent, oldest first. orq_lock. */
+	spinlock_t orq_lock;
+	struct siw_orq_entry *orq;
+	u32 orq_size;
+	u32 orq_get;
+	u32 orq_put;
+	u32 orq_done_bytes;	/* of the oldest: response bytes placed */
+
+	/* Inbound Read Requests to answer. irq_lock: rx adds, tx takes. */
+	spinlock_t irq_lock;
+	struct siw_irq_entry *irq;
+	u32 irq_size;
+	u32 irq_get;
+	u32 irq_put;
+
+	/* A Terminate to send (SIW_TERM_OK: none). Under state_lock. */
+	enum siw_term_code term_code;
+	u8 term_hdr[SIW_FPDU_HDR_MAX];
+	u32 term_hdr_len;
+	bool term_sent;
+
+	struct siw_rx rx;	/* only touched by the socket's rx path */
 };
 
 static inline struct siw_qp *to_siw_qp(struct ib_qp *qp)
@@ -145,6 +246,29 @@ int siw_rqe_complete(struct siw_qp *qp, struct siw_rqe *rqe, u32 bytes,
 
 int siw_post_rqes(struct siw_rqe *ring, u32 num, u32 *put, u32 max_sge,
 		  const struct ib_recv_wr *wr, const struct ib_recv_wr **bad_wr);
+
+void siw_sq_kick(struct siw_qp *qp);
+void siw_qp_fatal(struct siw_qp *qp, enum ib_event_type event);
+int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
+		     struct socket *sock, bool crc, u32 ird, u32 ord);
+void siw_qp_disconnected(struct siw_qp *qp);
+void siw_qp_terminate(struct siw_qp *qp, enum siw_term_code code,
+		      const u8 *hdr, u32 hdr_len);
+
+/* tx.c */
+void siw_tx_work(struct work_struct *work);
+void siw_tx_schedule(struct siw_qp *qp);
+void siw_sq_complete_ready(struct siw_qp *qp);
+void siw_sq_mark_done(struct siw_qp *qp, u32 pos, enum siw_wc_status status,
+		      u32 bytes);
+int siw_tx_init(void);
+void siw_tx_exit(void);
+
+/* rx.c */
+void siw_rx_data_ready(struct sock *sk);
+void siw_rx_reset(struct siw_qp *qp);
+void siw_rx_release(struct siw_qp *qp);
+int siw_rx_read(struct siw_qp *qp);
 
 /* srq.c */
 int siw_create_srq(struct ib_srq *srq, struct ib_srq_init_attr *attr,

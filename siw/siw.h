@@ -56,6 +56,7 @@ struct siw_device {
 	/* QP number -> struct siw_qp; RCU lookups, ib_core serialises writes. */
 	struct xarray qp_xa;
 	u32 next_qpn;
+	struct siw_mem *dma_mem;	/* the local DMA lkey's region */
 	/* STag index -> struct siw_mem; RCU lookups. */
 	struct xarray mem_xa;
 	u32 next_mem_index;

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/*
+ * Connection management: an endpoint ("cep") per listening socket and per
+ * connection, the MPA exchange, and the hand-over of the socket to a QP.
+ */
+#ifndef SIW_CM_H
+#define SIW_CM_H
+
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/workqueue.h>
+#include <net/sock.h>
+#include <rdma/iw_cm.h>
+
+#include "proto.h"
+
+enum siw_cep_state {
+	SIW_CEP_IDLE,
+	SIW_CEP_LISTEN,
+	SIW_CEP_CONNECTING,		/* active: TCP connect under way */
+	SIW_CEP_AWAIT_REPLY,		/* active: MPA request sent */
+	SIW_CEP_AWAIT_REQUEST,		/* passive: accepted, no MPA request yet */
+	SIW_CEP_REQUEST_DELIVERED,	/* passive: waiting for accept/reject */
+	SIW_CEP_ESTABLISHED,		/* the QP owns the byte stream */
+	SIW_CEP_CLOSED,
+};
+
+/* Socket events, turned into work for the CM's ordered work queue. */
+enum {
+	SIW_CEP_EV_ACCEPT,	/* listener: connections to accept */
+	SIW_CEP_EV_DATA,	/* bytes to read (MPA phase) */
+	SIW_CEP_EV_STATE,	/* TCP state changed */
+	SIW_CEP_EV_TIMEOUT,	/* the MPA exchange took too long */
+	SIW_CEP_EV_CLOSE,	/* the QP went down: close the connection */
+};
+
+struct siw_cep {
+	struct kref ref;
+	/*
+	 * Serialises everything that changes the endpoint: the CM work and
+	 * the iw_cm entry points. Never taken in softirq.
+	 */
+	struct mutex lock;
+	enum siw_cep_state state;
+	struct siw_device *sdev;
+	struct iw_cm_id *cm_id;		/* with a reference (add_ref) */
+	struct socket *sock;
+	struct siw_qp *qp;		/* with a reference */
+	bool abrupt;			/* close with a reset */
+	bool peer_closed;
+	/*
+	 * Teardown ended the owner's association (iw_cm's, or the
+	 * listener's): its reference is dropped once the lock is released.
+	 */
+	bool owner_put_pending;
+	/* A complete MPA request waits to be delivered to iw_cm. */
+	bool deliver_request;
+	const u8 *req_pd;		/* the request's ULP private data */
+	u16 req_pd_len;
+
+	/* Listener: children not yet delivered to iw_cm. Under lock. */
+	struct list_head children;
+	struct list_head child_entry;
+	struct siw_cep *listener;	/* child: with a reference */
+
+	unsigned long events;		/* SIW_CEP_EV_* bits, atomic */
+	struct work_struct work;
+	struct delayed_work timer;
+
+	/* The MPA frame being read, and what was negotiated. */
+	u8 mpa[SIW_MPA_RR_MAX];
+	u32 mpa_have;
+	struct siw_mpa_params params;
+	struct siw_mpa_result result;
+	u16 peer_ird, peer_ord;
+	u8 pd[SIW_MPA_PD_MAX];		/* our private data (active side) */
+	u16 pd_len;
+
+	/* The socket's callbacks before we took it over. */
+	void (*saved_data_ready)(struct sock *sk);
+	void (*saved_state_change)(struct sock *sk);
+};
+
+int siw_cm_init(void);
+void siw_cm_exit(void);
+void siw_cep_put(struct siw_cep *cep);
+void siw_cm_queue_event(struct siw_cep *cep, int ev);
+void siw_cm_qp_down(struct siw_cep *cep, bool abrupt);
+
+/* iw_cm entry points */
+int siw_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param);
+int siw_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len);
+int siw_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param);
+int siw_create_listen(struct iw_cm_id *cm_id, int backlog);
+int siw_destroy_listen(struct iw_cm_id *cm_id);
+
+#endif /* SIW_CM_H */

@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+/*
+ * Transmit: the send queue, Read Responses and Terminate messages, cut
+ * into FPDUs sized to the connection's MULPDU and handed to the socket.
+ *
+ * Runs only in the QP's tx_work, one instance at a time per QP, on a work
+ * queue of its own: sends block while the socket buffer is full. Closing
+ * the socket wakes a blocked send with an error.
+ *
+ * siw is built for 64-bit kernels, which map all memory: payload pages are
+ * addressed with page_address() and go to the socket as kvecs.
+ */
+#include <linux/highmem.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <net/sock.h>
+
+#include "siw.h"
+#include "cm.h"
+
+#ifdef CONFIG_HIGHMEM
+#error "siw needs a kernel without highmem (64-bit)"
+#endif
+
+static struct workqueue_struct *siw_tx_wq;
+
+/* Where an outgoing message's payload comes from. */
+struct siw_tx_piece {
+	struct siw_mem *mem;	/* NULL: a kernel buffer at addr */
+	u64 addr;
+	u32 len;
+};
+
+struct siw_tx_src {
+	struct siw_tx_piece piece[SIW_MAX_SGE];
+	u32 num;
+	u32 idx;		/* current piece */
+	u32 off;		/* offset in it */
+	u32 total;
+};
+
+void siw_tx_schedule(struct siw_qp *qp)
+{
+	siw_qp_get(qp);
+	if (!queue_work(siw_tx_wq, &qp->tx_work))
+		siw_qp_put(qp);
+}
+
+static void siw_tx_src_release(struct siw_tx_src *src)
+{
+	u32 i;
+
+	for (i = 0; i < src->num; i++)
+		if (src->piece[i].mem)
+			siw_mem_put(src->piece[i].mem);
+	src->num = 0;
+}
+
+/*
+ * The memory behind a local lkey, with a reference. Kernel QPs may use the
+ * device's local DMA lkey (0), which names all of kernel memory.
+ */
+static struct siw_mem *siw_local_mem(struct siw_qp *qp, u32 lkey)
+{
+	if (!qp->user && lkey == qp->sdev->base_dev.local_dma_lkey) {
+		kref_get(&qp->sdev->dma_mem->ref);
+		return qp->sdev->dma_mem;
+	}
+	return siw_mem_get(qp->sdev, lkey);
+}
+
+/* Looks up and checks the local SGEs of a send queue element. */
+static enum siw_wc_status siw_tx_src_sges(struct siw_qp *qp,
+					  const struct siw_sqe *sqe,
+					  struct siw_tx_src *src)
+{
+	u32 i;
+
+	memset(src, 0, sizeof(*src));
+	if (sqe->flags & SIW_WQE_INLINE) {
+		if (sqe->sge[0].length > SIW_MAX_INLINE)
+			return SIW_WC_LOC_LEN_ERR;
+		src->piece[0].addr = (uintptr_t)&sqe->sge[1];
+		src->piece[0].len = sqe->sge[0].length;
+		src->num = 1;
+		src->total = sqe->sge[0].length;
+		return SIW_WC_SUCCESS;
+	}
+	if (sqe->num_sge > SIW_MAX_SGE)
+		return SIW_WC_LOC_QP_OP_ERR;
+	for (i = 0; i < sqe->num_sge; i++) {
+		const struct siw_sge *sge = &sqe->sge[i];
+		struct siw_mem *mem;
+
+		if (!sge->length)
+			continue;
+		if (sge->length > SIW_MAX_MSG_SIZE - src->total)
+			goto len_err;
+		mem = siw_local_mem(qp, sge->lkey);
+		if (!mem)
+			goto prot_err;
+		src->piece[src->num].mem = mem;
+		src->piece[src->num].addr = sge->laddr;
+		src->piece[src->num].len = sge->length;
+		src->num++;
+		if (siw_mem_check(mem, qp->base_qp.pd, 0, sge->laddr,
+				  sge->length))
+			goto prot_err;
+		src->total += sge->length;
+	}
+	return SIW_WC_SUCCESS;
+
+len_err:
+	siw_tx_src_release(src);
+	return SIW_WC_LOC_LEN_ERR;
+prot_err:
+	siw_tx_src_release(src);
+	return SIW_WC_LOC_PROT_ERR;
+}
+
+/*
+ * The next 'bytes' of the source as kvecs after kv[*nkv], and as CRC
+ * fragments. Returns 0, or -EFAULT if memory went away.
+ */
+static int siw_tx_src_take(struct siw_tx_src *src, u32 bytes,
+			   struct kvec *kv, unsigned int *nkv,
+			   struct siw_frag *frags, unsigned int *nfrags)
+{
+	while (bytes) {
+		struct siw_tx_piece *p = &src->piece[src->idx];
+		u32 n = min(bytes, p->len - src->off);
+		void *base;
+
+		if (*nkv >= SIW_TX_KV_MAX - 1)
+			return -EFAULT;
+		if (p->mem) {
+			struct siw_mem_seg seg;
+
+			if (siw_mem_seg(p->mem, p->addr + src->off, n, &seg))
+				return -EFAULT;
+			n = seg.len;
+			base = page_address(seg.page) + seg.off;
+		} else {
+			base = (u8 *)(uintptr_t)p->addr + src->off;
+		}
+		kv[*nkv].iov_base = base;
+		kv[*nkv].iov_len = n;
+		frags[*nfrags].base = base;
+		frags[*nfrags].len = n;
+		(*nkv)++;
+		(*nfrags)++;
+		bytes -= n;
+		src->off += n;
+		if (src->off == p->len) {
+			src->idx++;
+			src->off = 0;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Sends one message: header template h (opcode and the fields of the
+ * message), payload from src. Fills in MO or TO per FPDU.
+ */
+static int siw_tx_message(struct siw_qp *qp, struct siw_hdr *h,
+			  struct siw_tx_src *src)
+{
+	struct siw_frag frags[SIW_TX_KV_MAX];
+	const struct siw_op_info *op = siw_op_info(h->opcode);
+	u64 to0 = h->to;
+	u32 sent = 0;
+
+	if (!op)
+		return -EINVAL;
+	do {
+		struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+		unsigned int nkv = 1, nfrags = 0;
+		struct siw_fpdu f;
+		u32 hlen, tlen, crc = 0;
+		size_t total;
+		int n;
+
+		if (!siw_fpdu_plan(qp->mulpdu, op->hdr_len, src->total - sent,
+				   &f))
+			return -EMSGSIZE;
+		h->last = f.last;
+		if (op->tagged)
+			h->to = to0 + sent;
+		else
+			h->mo = sent;
+		hlen = siw_fpdu_put_hdr(h, f.ulpdu_len, qp->tx_hdr,
+					SIW_FPDU_HDR_MAX);
+		if (!hlen)
+			return -EINVAL;
+		qp->tx_kv[0].iov_base = qp->tx_hdr;
+		qp->tx_kv[0].iov_len = hlen;
+		if (siw_tx_src_take(src, f.payload, qp->tx_kv, &nkv, frags,
+				    &nfrags))
+			return -EFAULT;
+		if (qp->crc)
+			crc = siw_fpdu_crc(qp->tx_hdr, hlen, frags, nfrags,
+					   f.pad);
+		tlen = siw_fpdu_trailer(qp->tx_trailer, f.pad, crc);
+		qp->tx_kv[nkv].iov_base = qp->tx_trailer;
+		qp->tx_kv[nkv].iov_len = tlen;
+		nkv++;
+		total = hlen + f.payload + tlen;
+		if (!f.last)
+			msg.msg_flags |= MSG_MORE;
+		n = kernel_sendmsg(qp->sock, &msg, qp->tx_kv, nkv, total);
+		if (n != total)
+			return n < 0 ? n : -EPIPE;
+		sent += f.payload;
+	} while (sent < src->total);
+	return 0;
+}
+
+/* The QP may transmit: connected and not in error. */
+static bool siw_tx_may_run(struct siw_qp *qp)
+{
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	ok = qp->connected && qp->sock &&
+	     (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD ||
+	      qp->state == IB_QPS_RTR || qp->state == IB_QPS_INIT);
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	return ok;
+}
+
+/* Marks send queue slot pos ready to complete, then completes in order. */
+void siw_sq_mark_done(struct siw_qp *qp, u32 pos,
+			     enum siw_wc_status status, u32 bytes)
+{
+	struct siw_sq_state *st = &qp->sq_state[pos % qp->num_sqe];
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	st->status = status;
+	st->bytes = bytes;
+	st->done = 1;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	siw_sq_complete_ready(qp);
+}
+
+/*
+ * Completes every element at the head of the send queue that may complete,
+ * in posting order. Afterwards looks at the next unstarted slot: a user
+ * who saw our last slot still VALID did not ring the doorbell.
+ */
+void siw_sq_complete_ready(struct siw_qp *qp)
+{
+	unsigned long flags;
+	bool more;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	while ((s32)(qp->sq_next - qp->sq_get) > 0) {
+		struct siw_sq_state *st = &qp->sq_state[qp->sq_get % qp->num_sqe];
+		struct siw_sqe sqe;
+
+		if (!st->done)
+			break;
+		st->done = 0;
+		memcpy(&sqe, &qp->sendq[qp->sq_get % qp->num_sqe], sizeof(sqe));
+		if (siw_sqe_complete(qp, &sqe, st->bytes, st->status))
+			siw_qp_fatal(qp, IB_EVENT_CQ_ERR);
+	}
+	smp_mb();
+	more = READ_ONCE(qp->sendq[qp->sq_next % qp->num_sqe].flags) &
+	       SIW_WQE_VALID;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (more)
+		siw_tx_schedule(qp);
+}
+
+static int siw_tx_read_request(struct siw_qp *qp, const struct siw_sqe *sqe,
+			       u32 pos)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_READ_REQ };
+	struct siw_tx_src src = {};
+	struct siw_orq_entry *e;
+	unsigned long flags;
+
+	if (sqe->num_sge > 1)
+		return -EINVAL;
+	h.msn = qp->tx_msn[SIW_QN_RREQ]++;
+	h.rreq.src_stag = sqe->rkey;
+	h.rreq.src_to = sqe->raddr;
+	if (sqe->num_sge) {
+		h.rreq.sink_stag = sqe->sge[0].lkey;
+		h.rreq.sink_to = sqe->sge[0].laddr;
+		h.rreq.size = sqe->sge[0].length;
+	}
+	spin_lock_irqsave(&qp->orq_lock, flags);
+	e = &qp->orq[qp->orq_put % qp->orq_size];
+	memcpy(&e->sqe, sqe, sizeof(*sqe));
+	e->sq_pos = pos;
+	qp->orq_put++;
+	spin_unlock_irqrestore(&qp->orq_lock, flags);
+	return siw_tx_message(qp, &h, &src);
+}
+
+/* Answers the oldest inbound Read Request. Returns 0 or an error. */
+static int siw_tx_read_response(struct siw_qp *qp, struct siw_irq_entry *e)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_READ_RESP };
+	struct siw_tx_src src = {};
+	enum siw_term_code code = SIW_TERM_OK;
+	struct siw_mem *mem = NULL;
+	int err;
+
+	h.stag = e->rreq.sink_stag;
+	h.to = e->rreq.sink_to;
+	if (e->rreq.size) {
+		struct siw_mem_view view;
+
+		mem = siw_mem_get(qp->sdev, e->rreq.src_stag);
+		siw_mem_view_of(mem, qp->base_qp.pd, IB_ACCESS_REMOTE_READ,
+				&view);
+		code = siw_check_tagged(&view, e->rreq.src_to, e->rreq.size,
+					SIW_TAG_SOURCE);
+		if (code != SIW_TERM_OK) {
+			if (mem)
+				siw_mem_put(mem);
+			siw_qp_terminate(qp, code, NULL, 0);
+			return -EACCES;
+		}
+		src.piece[0].mem = mem;
+		src.piece[0].addr = e->rreq.src_to;
+		src.piece[0].len = e->rreq.size;
+		src.num = 1;
+		src.total = e->rreq.size;
+	}
+	err = siw_tx_message(qp, &h, &src);
+	siw_tx_src_release(&src);
+	return err;
+}
+
+/* Sends the pending Terminate, once. */
+static void siw_tx_terminate(struct siw_qp *qp)
+{
+	u8 buf[SIW_MPA_LEN_LEN + SIW_TERM_ULPDU_MAX + 8];
+	struct kvec kv;
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL | MSG_DONTWAIT };
+	enum siw_term_code code;
+	unsigned long flags;
+	u32 ulen, pad, crc = 0, len;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	code = qp->term_code;
+	if (code == SIW_TERM_OK || qp->term_sent) {
+		spin_unlock_irqrestore(&qp->state_lock, flags);
+		return;
+	}
+	qp->term_sent = true;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	ulen = siw_term_build(qp->tx_msn[SIW_QN_TERM]++, code,
+			      qp->term_hdr_len ? qp->term_hdr : NULL,
+			      qp->term_hdr_len, buf + SIW_MPA_LEN_LEN,
+			      SIW_TERM_ULPDU_MAX);
+	if (!ulen)
+		return;
+	siw_fpdu_put_len(buf, ulen);
+	pad = siw_mpa_pad(ulen);
+	if (qp->crc) {
+		struct siw_frag none;
+
+		crc = siw_fpdu_crc(buf, SIW_MPA_LEN_LEN + ulen, &none, 0, pad);
+	}
+	len = SIW_MPA_LEN_LEN + ulen;
+	len += siw_fpdu_trailer(buf + len, pad, crc);
+	kv.iov_base = buf;
+	kv.iov_len = len;
+	kernel_sendmsg(qp->sock, &msg, &kv, 1, len);
+}
+
+/* Runs one send queue element. Returns false to stop for now. */
+static bool siw_tx_sqe(struct siw_qp *qp)
+{
+	struct siw_sqe *slot = &qp->sendq[qp->sq_next % qp->num_sqe];
+	enum siw_wc_status status = SIW_WC_SUCCESS;
+	struct siw_tx_src src;
+	struct siw_hdr h = {};
+	struct siw_sqe sqe;
+	unsigned long flags;
+	u32 pos = qp->sq_next;
+	int err = 0;
+
+	if (!(smp_load_acquire(&slot->flags) & SIW_WQE_VALID))
+		return false;
+	/* From here on only our copy counts. */
+	memcpy(&sqe, slot, sizeof(sqe));
+
+	if (sqe.opcode == SIW_OP_READ || sqe.opcode == SIW_OP_READ_LOCAL_INV) {
+		spin_lock_irqsave(&qp->orq_lock, flags);
+		err = qp->orq_put - qp->orq_get >= min(qp->ord, qp->orq_size);
+		spin_unlock_irqrestore(&qp->orq_lock, flags);
+		if (err)
+			return false;	/* resumes when a response completes */
+	} else if (sqe.flags & SIW_WQE_READ_FENCE) {
+		spin_lock_irqsave(&qp->orq_lock, flags);
+		err = qp->orq_put != qp->orq_get;
+		spin_unlock_irqrestore(&qp->orq_lock, flags);
+		if (err)
+			return false;
+	}
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	qp->sq_next++;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+
+	switch (sqe.opcode) {
+	case SIW_OP_SEND:
+	case SIW_OP_SEND_REMOTE_INV:
+		status = siw_tx_src_sges(qp, &sqe, &src);
+		if (status)
+			break;
+		if (sqe.opcode == SIW_OP_SEND_REMOTE_INV) {
+			h.opcode = sqe.flags & SIW_WQE_SOLICITED ?
+				   SIW_RDMAP_SEND_SE_INV : SIW_RDMAP_SEND_INV;
+			h.rsvd_ulp = sqe.rkey;
+		} else {
+			h.opcode = sqe.flags & SIW_WQE_SOLICITED ?
+				   SIW_RDMAP_SEND_SE : SIW_RDMAP_SEND;
+		}
+		h.msn = qp->tx_msn[SIW_QN_SEND]++;
+		err = siw_tx_message(qp, &h, &src);
+		siw_tx_src_release(&src);
+		break;
+	case SIW_OP_WRITE:
+		status = siw_tx_src_sges(qp, &sqe, &src);
+		if (status)
+			break;
+		h.opcode = SIW_RDMAP_WRITE;
+		h.stag = sqe.rkey;
+		h.to = sqe.raddr;
+		err = siw_tx_message(qp, &h, &src);
+		siw_tx_src_release(&src);
+		break;
+	case SIW_OP_READ:
+	case SIW_OP_READ_LOCAL_INV:
+		err = siw_tx_read_request(qp, &sqe, pos);
+		if (!err)
+			return true;	/* completes with its response */
+		break;
+	case SIW_OP_REG_MR:
+		if (qp->user) {
+			status = SIW_WC_LOC_QP_OP_ERR;
+		} else {
+			struct ib_mr *mr = (struct ib_mr *)(uintptr_t)sqe.base_mr;
+
+			if (siw_mem_fast_reg(to_siw_mr(mr)->mem, mr, sqe.rkey,
+					     (int)sqe.access))
+				status = SIW_WC_LOC_QP_OP_ERR;
+		}
+		break;
+	case SIW_OP_INVAL_STAG:
+		if (siw_mem_invalidate(qp->sdev, sqe.rkey, qp->base_qp.pd))
+			status = SIW_WC_LOC_PROT_ERR;
+		break;
+	default:
+		status = SIW_WC_LOC_QP_OP_ERR;
+	}
+	if (err)
+		status = SIW_WC_GENERAL_ERR;
+	siw_sq_mark_done(qp, pos, status, src.total);
+	if (status != SIW_WC_SUCCESS) {
+		siw_qp_fatal(qp, IB_EVENT_QP_FATAL);
+		return false;
+	}
+	return true;
+}
+
+/* A Terminate decision: send it, then end the connection. */
+static void siw_tx_terminate_and_close(struct siw_qp *qp)
+{
+	struct siw_cep *cep = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->connected && qp->cep) {
+		cep = qp->cep;
+		kref_get(&cep->ref);
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (!cep)
+		return;
+	siw_tx_terminate(qp);
+	siw_cm_qp_down(cep, false);
+	siw_cep_put(cep);
+}
+
+void siw_tx_work(struct work_struct *work)
+{
+	struct siw_qp *qp = container_of(work, struct siw_qp, tx_work);
+
+	if (READ_ONCE(qp->term_code) != SIW_TERM_OK) {
+		siw_tx_terminate_and_close(qp);
+		goto out;
+	}
+	while (siw_tx_may_run(qp)) {
+		struct siw_irq_entry e;
+		unsigned long flags;
+		bool have_rreq = false;
+
+		if (READ_ONCE(qp->term_code) != SIW_TERM_OK) {
+			siw_tx_terminate_and_close(qp);
+			break;
+		}
+		spin_lock_irqsave(&qp->irq_lock, flags);
+		if (qp->irq_get != qp->irq_put) {
+			e = qp->irq[qp->irq_get % qp->irq_size];
+			qp->irq_get++;
+			have_rreq = true;
+		}
+		spin_unlock_irqrestore(&qp->irq_lock, flags);
+		if (have_rreq) {
+			if (siw_tx_read_response(qp, &e))
+				break;
+			continue;
+		}
+		if (!siw_tx_sqe(qp))
+			break;
+	}
+out:
+	siw_qp_put(qp);
+}
+
+int siw_tx_init(void)
+{
+	siw_tx_wq = alloc_workqueue("siw_tx", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	return siw_tx_wq ? 0 : -ENOMEM;
+}
+
+void siw_tx_exit(void)
+{
+	destroy_workqueue(siw_tx_wq);
+}
