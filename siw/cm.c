@@ -433,6 +433,7 @@ static void siw_cep_deliver_request(struct siw_cep *cep, struct siw_cep *lcep)
 				   cep->req_pd, cep->req_pd_len);
 	}
 	mutex_unlock(&lcep->lock);
+	pr_debug("siw: connect request delivered: %d\n", err);
 
 	mutex_lock(&cep->lock);
 	if (cep->listener == lcep) {
@@ -505,6 +506,7 @@ int siw_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len)
 
 	if (!cep)
 		return -EINVAL;
+	pr_debug("siw: reject requested by iw_cm\n");
 	mutex_lock(&cep->lock);
 	if (cep->state == SIW_CEP_REQUEST_DELIVERED && cep->sock) {
 		siw_mpa_reply_init(&cep->result, &rep);
@@ -524,6 +526,8 @@ static void siw_cep_connect_failed(struct siw_cep *cep, int status,
 {
 	struct iw_cm_id *cm_id = cep->cm_id;
 
+	pr_debug("siw: connection attempt failed in state %d: %d\n",
+		 cep->state, status);
 	cep->abrupt = true;
 	if (cm_id)
 		siw_cm_event(cep, cm_id, IW_CM_EVENT_CONNECT_REPLY, status,
@@ -753,6 +757,8 @@ static void siw_cep_established_close(struct siw_cep *cep)
 
 	if (cep->state != SIW_CEP_ESTABLISHED)
 		return;
+	pr_debug("siw: QP %u: connection closes (peer closed %d)\n",
+		 cep->qp ? cep->qp->base_qp.qp_num : 0, cep->peer_closed);
 	if (cep->qp)
 		siw_qp_to_error(cep->qp);
 	if (cm_id && cep->peer_closed)

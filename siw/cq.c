@@ -12,6 +12,7 @@
  * Arming: the consumer sets SIW_NOTIFY_* bits in siw_cq_ctrl.flags; the
  * producer clears them when it fires the completion handler.
  */
+#include <linux/log2.h>
 #include <linux/vmalloc.h>
 
 #include "siw.h"
@@ -63,7 +64,8 @@ int siw_create_cq(struct ib_cq *base_cq, const struct ib_cq_init_attr *attr,
 	}
 
 	spin_lock_init(&cq->lock);
-	cq->num_cqe = attr->cqe;
+	/* Power of two, like the work queues (see siw_create_qp). */
+	cq->num_cqe = roundup_pow_of_two(attr->cqe);
 	cq->id = atomic_inc_return(&sdev->next_cq_id);
 	size = cq->num_cqe * sizeof(struct siw_cqe) + sizeof(struct siw_cq_ctrl);
 	cq->queue = siw_queue_alloc(size);

@@ -9,6 +9,7 @@
  * work request completed. The kernel never trusts an element in shared
  * memory twice: it copies it before looking at it.
  */
+#include <linux/log2.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <rdma/ib_user_verbs.h>
@@ -101,7 +102,12 @@ int siw_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
 	INIT_WORK(&qp->tx_work, siw_tx_work);
 	qp->state = IB_QPS_RESET;
 	qp->user = !!udata;
-	qp->num_sqe = attr->cap.max_send_wr;
+	/*
+	 * The stock provider computes "the slot before" as
+	 * (put - 1) % depth on a 32-bit counter: only a power-of-two depth
+	 * makes that right when the counter wraps.
+	 */
+	qp->num_sqe = roundup_pow_of_two(attr->cap.max_send_wr);
 	qp->max_send_sge = max_t(u32, attr->cap.max_send_sge, 1);
 	qp->max_recv_sge = max_t(u32, attr->cap.max_recv_sge, 1);
 	qp->max_inline = SIW_MAX_INLINE;
@@ -134,7 +140,7 @@ int siw_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
 	if (attr->srq) {
 		qp->srq = to_siw_srq(attr->srq);
 	} else {
-		qp->num_rqe = attr->cap.max_recv_wr;
+		qp->num_rqe = roundup_pow_of_two(attr->cap.max_recv_wr);
 		rq_size = qp->num_rqe * sizeof(struct siw_rqe);
 		qp->recvq = siw_queue_alloc(rq_size);
 		if (!qp->recvq) {
@@ -206,9 +212,10 @@ int siw_destroy_qp(struct ib_qp *base_qp, struct ib_udata *udata)
 	siw_qp_fatal(qp, 0);
 	xa_erase(&sdev->qp_xa, base_qp->qp_num);
 	/* Wait for the connection manager and the data path to let go. */
+	if (cancel_work_sync(&qp->tx_work))
+		siw_qp_put(qp);
 	siw_qp_put(qp);
 	wait_for_completion(&qp->released);
-	cancel_work_sync(&qp->tx_work);
 	siw_qp_free_tx(qp);
 
 	if (qp->rq_umap)
@@ -223,29 +230,31 @@ int siw_destroy_qp(struct ib_qp *base_qp, struct ib_udata *udata)
 	return 0;
 }
 
-/* Completes one send queue element and hands its slot back. */
+/*
+ * Completes one send queue element and hands its slot back. The slot goes
+ * back first: a consumer that sees the completion may post into it at
+ * once (a queue of depth one does exactly that).
+ */
 int siw_sqe_complete(struct siw_qp *qp, struct siw_sqe *sqe, u32 bytes,
 		     enum siw_wc_status status)
 {
 	struct siw_sqe *slot = &qp->sendq[qp->sq_get % qp->num_sqe];
 	struct siw_cqe cqe = {};
-	int err = 0;
 
-	if ((sqe->flags & SIW_WQE_SIGNALLED) || qp->sq_sig_all ||
-	    status != SIW_WC_SUCCESS) {
-		cqe.id = sqe->id;
-		cqe.opcode = sqe->opcode;
-		cqe.status = status;
-		cqe.bytes = bytes;
-		if (qp->user)
-			cqe.qp_id = qp->base_qp.qp_num;
-		else
-			cqe.base_qp = &qp->base_qp;
-		err = siw_cq_add(qp->scq, &cqe, false);
-	}
 	smp_store_release(&slot->flags, 0);
 	qp->sq_get++;
-	return err;
+	if (!(sqe->flags & SIW_WQE_SIGNALLED) && !qp->sq_sig_all &&
+	    status == SIW_WC_SUCCESS)
+		return 0;
+	cqe.id = sqe->id;
+	cqe.opcode = sqe->opcode;
+	cqe.status = status;
+	cqe.bytes = bytes;
+	if (qp->user)
+		cqe.qp_id = qp->base_qp.qp_num;
+	else
+		cqe.base_qp = &qp->base_qp;
+	return siw_cq_add(qp->scq, &cqe, false);
 }
 
 /* Completes one receive queue element. */
@@ -287,6 +296,8 @@ static void siw_sq_flush(struct siw_qp *qp)
 		if (!(smp_load_acquire(&slot->flags) & SIW_WQE_VALID))
 			break;
 		memcpy(&sqe, slot, sizeof(sqe));
+		pr_debug("siw: QP %u: flush sqe %u (state %d)\n",
+			 qp->base_qp.qp_num, qp->sq_get, qp->state);
 		qp->sq_state[qp->sq_get % qp->num_sqe].done = 0;
 		if (siw_sqe_complete(qp, &sqe, 0, SIW_WC_WR_FLUSH_ERR))
 			break;	/* CQ full: the rest stays posted */
@@ -308,10 +319,11 @@ static void siw_rq_flush(struct siw_qp *qp)
 			break;
 		memcpy(&rqe, slot, sizeof(rqe));
 		rqe.flags = 0;
-		if (siw_rqe_complete(qp, &rqe, 0, 0, SIW_WC_WR_FLUSH_ERR))
-			break;
+		/* The slot goes back before its completion shows. */
 		smp_store_release(&slot->flags, 0);
 		qp->rq_get++;
+		if (siw_rqe_complete(qp, &rqe, 0, 0, SIW_WC_WR_FLUSH_ERR))
+			break;
 	}
 }
 
@@ -368,6 +380,7 @@ void siw_qp_fatal(struct siw_qp *qp, enum ib_event_type event)
 	unsigned long flags;
 	bool was_error;
 
+	pr_debug("siw: QP %u: fatal, event %d\n", qp->base_qp.qp_num, event);
 	spin_lock_irqsave(&qp->state_lock, flags);
 	was_error = qp->state == IB_QPS_ERR;
 	qp->state = IB_QPS_ERR;
@@ -426,6 +439,8 @@ int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 	unsigned long flags;
 	u32 i;
 
+	pr_debug("siw: QP %u: connected, state %d\n", qp->base_qp.qp_num,
+		 qp->state);
 	spin_lock_irqsave(&qp->state_lock, flags);
 	if (qp->connected || qp->state == IB_QPS_ERR ||
 	    qp->state == IB_QPS_RESET || qp->state == IB_QPS_SQD) {
@@ -442,6 +457,7 @@ int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 	qp->irq_get = qp->irq_put = 0;
 	qp->term_code = SIW_TERM_OK;
 	qp->term_sent = false;
+	qp->sq_failed = false;
 	siw_rx_reset(qp);
 	kref_get(&cep->ref);
 	qp->cep = cep;
@@ -469,6 +485,7 @@ void siw_qp_disconnected(struct siw_qp *qp)
 	struct siw_cep *cep;
 	unsigned long flags;
 
+	pr_debug("siw: QP %u: disconnected\n", qp->base_qp.qp_num);
 	spin_lock_irqsave(&qp->state_lock, flags);
 	cep = qp->cep;
 	qp->connected = false;
@@ -478,7 +495,9 @@ void siw_qp_disconnected(struct siw_qp *qp)
 		qp->state = IB_QPS_ERR;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
-	cancel_work_sync(&qp->tx_work);
+	/* A transmit run that was queued holds a reference: drop it. */
+	if (cancel_work_sync(&qp->tx_work))
+		siw_qp_put(qp);
 	siw_rx_release(qp);
 	siw_qp_flush(qp);
 	if (cep)
@@ -529,6 +548,9 @@ int siw_modify_qp(struct ib_qp *base_qp, struct ib_qp_attr *attr, int mask,
 	    attr->max_dest_rd_atomic > SIW_MAX_IRD_QP)
 		return -EINVAL;
 
+	pr_debug("siw: QP %u: modify mask 0x%x state %d -> %d\n",
+		 base_qp->qp_num, mask, qp->state,
+		 (mask & IB_QP_STATE) ? attr->qp_state : -1);
 	spin_lock_irqsave(&qp->state_lock, flags);
 	next = (mask & IB_QP_STATE) ? attr->qp_state : qp->state;
 	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != qp->state) {

@@ -161,6 +161,7 @@ struct siw_qp {
 	struct work_struct tx_work;
 	u32 sq_next;		/* next element to start; sq_get..sq_next run */
 	struct siw_sq_state *sq_state;	/* per slot; sq_lock */
+	bool sq_failed;		/* a work request completed in error; sq_lock */
 	u32 tx_msn[SIW_QN_NUM];	/* next MSN we send per untagged queue */
 	u8 *tx_hdr;		/* length field and header of one FPDU */
 	u8 *tx_trailer;		/* its pad and CRC */

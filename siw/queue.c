@@ -31,8 +31,14 @@ int siw_queue_map(struct ib_udata *udata, void *vaddr, size_t size,
 		return -ENOMEM;
 	entry->vaddr = vaddr;
 	entry->size = PAGE_ALIGN(size);
-	err = rdma_user_mmap_entry_insert(&uctx->base_ucontext, &entry->rdma,
-					  entry->size);
+	/*
+	 * The stock provider takes SIW_INVAL_UOBJ_KEY as "no queue": keep
+	 * every offset above it.
+	 */
+	err = rdma_user_mmap_entry_insert_range(&uctx->base_ucontext,
+						&entry->rdma, entry->size,
+						(SIW_INVAL_UOBJ_KEY >> PAGE_SHIFT) + 1,
+						U32_MAX);
 	if (err) {
 		kfree(entry);
 		return err;

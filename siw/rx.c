@@ -123,11 +123,12 @@ static void siw_rx_complete_rqe(struct siw_qp *qp, u32 inval,
 	if (!rx->have_rqe)
 		return;
 	rx->have_rqe = false;
-	if (siw_rqe_complete(qp, &rx->rqe, rx->rqe_bytes, inval, status))
-		siw_qp_fatal(qp, IB_EVENT_CQ_ERR);
+	/* The slot goes back before its completion shows. */
 	if (!qp->srq)
 		smp_store_release(&qp->recvq[rx->rqe_pos % qp->num_rqe].flags,
 				  0);
+	if (siw_rqe_complete(qp, &rx->rqe, rx->rqe_bytes, inval, status))
+		siw_qp_fatal(qp, IB_EVENT_CQ_ERR);
 }
 
 /* Checks a new FPDU against QP state and prepares its placement. */
@@ -234,9 +235,16 @@ static enum siw_term_code siw_rx_begin(struct siw_qp *qp)
 		return SIW_TERM_OK;
 	}
 
-	case SIW_RDMAP_TERMINATE:
-		rx->term_have = 0;
+	case SIW_RDMAP_TERMINATE: {
+		/* Its control word came with the header: keep body whole. */
+		u32 at = SIW_MPA_LEN_LEN + SIW_UNTAGGED_HDR_LEN;
+
+		rx->term_have = min_t(u32, rx->hdr_have > at ?
+				      rx->hdr_have - at : 0,
+				      sizeof(rx->term_body));
+		memcpy(rx->term_body, rx->hdr + at, rx->term_have);
 		return SIW_TERM_OK;
+	}
 
 	default:
 		return SIW_TERM_RDMAP_OPCODE;
@@ -462,6 +470,9 @@ static int siw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 			if (rx->hdr_have < want || want == 4)
 				break;
 			rx->ulpdu_len = siw_get_be16(rx->hdr);
+			pr_debug("siw: QP %u: rx fpdu ulpdu %u ctrl %02x%02x\n",
+				 qp->base_qp.qp_num, rx->ulpdu_len, rx->hdr[2],
+				 rx->hdr[3]);
 			code = siw_ddp_check(rx->hdr + SIW_MPA_LEN_LEN,
 					     rx->hdr_have - SIW_MPA_LEN_LEN,
 					     rx->ulpdu_len, 0, &rx->h);

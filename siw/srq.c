@@ -3,6 +3,7 @@
  * Shared receive queues: a ring of struct siw_rqe like a QP's receive
  * queue, consumed by every QP attached to it, with the limit event.
  */
+#include <linux/log2.h>
 #include <linux/vmalloc.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -32,7 +33,7 @@ int siw_create_srq(struct ib_srq *base_srq, struct ib_srq_init_attr *attr,
 	}
 
 	spin_lock_init(&srq->lock);
-	srq->num_rqe = attr->attr.max_wr;
+	srq->num_rqe = roundup_pow_of_two(attr->attr.max_wr);
 	srq->limit = attr->attr.srq_limit;
 	srq->armed = srq->limit != 0;
 	srq->user = !!udata;

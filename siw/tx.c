@@ -264,6 +264,13 @@ void siw_sq_complete_ready(struct siw_qp *qp)
 			break;
 		st->done = 0;
 		memcpy(&sqe, &qp->sendq[qp->sq_get % qp->num_sqe], sizeof(sqe));
+		pr_debug("siw: QP %u: complete sqe %u status %u\n",
+			 qp->base_qp.qp_num, qp->sq_get, st->status);
+		/* After one work request failed, the rest are flushed. */
+		if (qp->sq_failed && st->status == SIW_WC_SUCCESS)
+			st->status = SIW_WC_WR_FLUSH_ERR;
+		if (st->status != SIW_WC_SUCCESS)
+			qp->sq_failed = true;
 		if (siw_sqe_complete(qp, &sqe, st->bytes, st->status))
 			siw_qp_fatal(qp, IB_EVENT_CQ_ERR);
 	}
@@ -271,6 +278,8 @@ void siw_sq_complete_ready(struct siw_qp *qp)
 	more = READ_ONCE(qp->sendq[qp->sq_next % qp->num_sqe].flags) &
 	       SIW_WQE_VALID;
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	pr_debug("siw: QP %u: sq_get %u sq_next %u more %d\n",
+		 qp->base_qp.qp_num, qp->sq_get, qp->sq_next, more);
 	if (more)
 		siw_tx_schedule(qp);
 }
@@ -382,7 +391,7 @@ static bool siw_tx_sqe(struct siw_qp *qp)
 {
 	struct siw_sqe *slot = &qp->sendq[qp->sq_next % qp->num_sqe];
 	enum siw_wc_status status = SIW_WC_SUCCESS;
-	struct siw_tx_src src;
+	struct siw_tx_src src = {};
 	struct siw_hdr h = {};
 	struct siw_sqe sqe;
 	unsigned long flags;
@@ -393,6 +402,8 @@ static bool siw_tx_sqe(struct siw_qp *qp)
 		return false;
 	/* From here on only our copy counts. */
 	memcpy(&sqe, slot, sizeof(sqe));
+	pr_debug("siw: QP %u: sqe %u opcode %u flags 0x%x num_sge %u\n",
+		 qp->base_qp.qp_num, pos, sqe.opcode, sqe.flags, sqe.num_sge);
 
 	if (sqe.opcode == SIW_OP_READ || sqe.opcode == SIW_OP_READ_LOCAL_INV) {
 		spin_lock_irqsave(&qp->orq_lock, flags);
@@ -468,6 +479,9 @@ static bool siw_tx_sqe(struct siw_qp *qp)
 		status = SIW_WC_GENERAL_ERR;
 	siw_sq_mark_done(qp, pos, status, src.total);
 	if (status != SIW_WC_SUCCESS) {
+		pr_info_ratelimited("siw: %s: QP %u: work request (opcode %u) failed: status %u, error %d\n",
+				    dev_name(&qp->sdev->base_dev.dev),
+				    qp->base_qp.qp_num, sqe.opcode, status, err);
 		siw_qp_fatal(qp, IB_EVENT_QP_FATAL);
 		return false;
 	}

@@ -135,3 +135,45 @@ load_siw() {
 unload_siw() {
 	! lsmod | grep -q '^siw ' || modprobe -r siw
 }
+
+# client_server NAME TIMEOUT "SERVER CMD" "CLIENT CMD" [SERVER_NS CLIENT_NS]
+# Runs a server, waits until it listens, runs the client against it; the
+# case passes when both exit 0. Output goes to logs, shown on failure.
+client_server() {
+	local name=$1 secs=$2 srv=$3 cli=$4 sns=${5:-$NS1} cns=${6:-$NS2}
+	local slog=/tmp/srv.$$.log clog=/tmp/cli.$$.log spid src crc
+	local sx="ip netns exec $sns" cx="ip netns exec $cns"
+
+	[ "$sns" = - ] && sx=
+	[ "$cns" = - ] && cx=
+	local listening
+	echo "+ server: $srv"
+	echo "+ client: $cli"
+	listening=$($sx ss -ltnH | wc -l)
+	$sx timeout "$secs" $srv > "$slog" 2>&1 &
+	spid=$!
+	# The server listens once a new TCP listener shows in its namespace.
+	wait_for 20 sh -c "[ \$($sx ss -ltnH | wc -l) -gt $listening ]"
+	$cx timeout "$secs" $cli > "$clog" 2>&1
+	crc=$?
+	wait $spid
+	src=$?
+	if [ $src = 0 ] && [ $crc = 0 ]; then
+		ok "$name"
+	else
+		fail "$name" "server exit $src, client exit $crc" \
+			"server log:" "$(tail -15 "$slog")" \
+			"client log:" "$(tail -15 "$clog")"
+	fi
+	LAST_SERVER_LOG=$(cat "$slog")
+	LAST_CLIENT_LOG=$(cat "$clog")
+	rm -f "$slog" "$clog"
+}
+
+# The kernel knows no siw QP, CQ, MR or PD any more (rdma resource show).
+no_siw_resources() {
+	! rdma resource show qp 2>/dev/null | grep -q siw &&
+	! rdma resource show cq 2>/dev/null | grep -q siw &&
+	! rdma resource show mr 2>/dev/null | grep -q siw &&
+	! rdma resource show pd 2>/dev/null | grep -q siw
+}

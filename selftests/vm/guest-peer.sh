@@ -6,7 +6,8 @@
 #
 #   guest 1 eth0 192.0.2.11/24 2001:db8::11/64 ---- guest 2 eth0 192.0.2.12/24 2001:db8::12/64
 #
-# Both bring up siw on eth0 and check what they see of each other. The
+# Both bring up siw on eth0, check what they see of each other, and move
+# RDMA traffic between them (rping, ib_write_bw over rdma_cm). The
 # guests meet at barriers: files in the output share they both mount.
 . "$SIW_DIR/selftests/tests/lib.sh"
 
@@ -33,6 +34,31 @@ check "ibv_devinfo through the stock provider: iWARP" \
 	sh -c "ibv_devinfo -d siw0 | grep -Eq 'transport:[[:space:]]+iWARP'"
 barrier siw-up
 check "traffic still flows with siw attached" ping -c3 -i0.2 -W2 "192.0.2.1$peer"
+
+# RDMA between the guests: guest 1 serves, guest 2 connects.
+rdma_between() { # NAME SECS SERVER_CMD CLIENT_CMD
+	local log=/tmp/peer.$$.log
+	barrier "start-$1"
+	if [ "$me" = 1 ]; then
+		echo "+ server: $3"
+		timeout "$2" $3 > "$log" 2>&1
+	else
+		sleep 2
+		echo "+ client: $4"
+		timeout "$2" $4 > "$log" 2>&1
+	fi
+	if [ $? = 0 ]; then
+		ok "$1"
+	else
+		fail "$1" "$(tail -15 "$log")"
+	fi
+	barrier "end-$1"
+}
+rdma_between "rping -V -C 100 between the guests" 240 \
+	"rping -s -a 192.0.2.11 -V -C 100 -S 4096" \
+	"rping -c -a 192.0.2.11 -V -C 100 -S 4096"
+rdma_between "ib_write_bw -R between the guests" 240 \
+	"ib_write_bw -R -s 65536 -n 200" "ib_write_bw -R -s 65536 -n 200 192.0.2.11"
 barrier traffic-done
 check "rdma link delete siw0" rdma link delete siw0
 check "modprobe -r siw" modprobe -r siw

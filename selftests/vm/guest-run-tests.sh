@@ -42,6 +42,9 @@ for t in "${selected[@]}"; do
 	name=$(basename "$t" .sh)
 	name=${name#[0-9][0-9]-}
 	echo "# test: $name"
+	# A test may ask for more time with a "# timeout: SECONDS" line.
+	t_secs=$(sed -n 's/^# timeout: *\([0-9][0-9]*\).*/\1/p' "$t" | head -1)
+	t_secs=${t_secs:-$timeout_s}
 	log_before=$(dmesg | wc -l)
 	cases=0
 	rc=
@@ -63,10 +66,10 @@ for t in "${selected[@]}"; do
 			echo "# $line"
 			;;
 		esac
-	done < <(cd "$tests_dir" && timeout -k 10 "$timeout_s" bash "$t" 2>&1; echo "exit-status $?")
+	done < <(cd "$tests_dir" && timeout -k 10 "$t_secs" bash "$t" 2>&1; echo "exit-status $?")
 	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 		n=$((n + 1))
-		echo "not ok $n - $name: timed out after ${timeout_s}s"
+		echo "not ok $n - $name: timed out after ${t_secs}s"
 		failed=$((failed + 1))
 	fi
 	n=$((n + 1))
@@ -76,7 +79,7 @@ for t in "${selected[@]}"; do
 		failed=$((failed + 1))
 		echo "$new_log" | grep -E -B2 -A20 "$bad_log" | head -60 | sed 's/^/# /'
 	elif [ "$cases" -eq 0 ]; then
-		echo "not ok $n - $name: ran no case (crashed or timed out after ${timeout_s}s?)"
+		echo "not ok $n - $name: ran no case (crashed or timed out after ${t_secs}s?)"
 		failed=$((failed + 1))
 	else
 		echo "ok $n - $name: kernel log clean"

@@ -1,0 +1,732 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+/*
+ * siw_conn_test: connected cases through rdma_cm and the stock provider,
+ * with both ends in this one process, so every case checks both sides.
+ * Prints TAP, one line per check.
+ *
+ *   siw_conn_test -a ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [CASE...]
+ *
+ * ADDR is the server's address (IPv4 or IPv6). The rdma_cm IDs of each
+ * side are created inside the named network namespaces (/run/netns/NAME),
+ * so one process can play both ends of a veth pair.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <rdma/rdma_cma.h>
+#include <infiniband/verbs.h>
+
+#define BUF_SIZE	(1 << 20)
+#define PORT		7471
+
+static int case_num, case_failed;
+static const char *server_ns, *client_ns, *server_addr;
+static int home_ns = -1;
+
+static void tap(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", ok ? "" : "not ", ++case_num);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		case_failed++;
+}
+
+/* Enters network namespace name (NULL: the one we started in). */
+static int enter_ns(const char *name)
+{
+	char path[256];
+	int fd, err;
+
+	if (!name)
+		return setns(home_ns, CLONE_NEWNET);
+	snprintf(path, sizeof(path), "/run/netns/%s", name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	err = setns(fd, CLONE_NEWNET);
+	close(fd);
+	return err;
+}
+
+/* One end of a connection. */
+struct end {
+	struct rdma_event_channel *ec;
+	struct rdma_cm_id *id;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_comp_channel *chan;
+	struct ibv_srq *srq;
+	struct ibv_mr *mr;
+	char *buf;
+};
+
+struct pair {
+	struct end srv, cli;
+	struct rdma_cm_id *listen_id;
+};
+
+/* Waits for the next CM event on ec, up to ms. Returns its type or -1. */
+static int wait_event(struct rdma_event_channel *ec, int ms,
+		      struct rdma_cm_event **evp)
+{
+	struct pollfd pfd = { .fd = ec->fd, .events = POLLIN };
+
+	if (poll(&pfd, 1, ms) != 1)
+		return -1;
+	if (rdma_get_cm_event(ec, evp))
+		return -1;
+	return (*evp)->event;
+}
+
+static int expect_event(struct rdma_event_channel *ec, int want,
+			struct rdma_cm_event **evp)
+{
+	struct rdma_cm_event *ev;
+	int got = wait_event(ec, 5000, &ev);
+
+	if (got < 0) {
+		fprintf(stderr, "# no CM event (wanted %s)\n",
+			rdma_event_str(want));
+		return -1;
+	}
+	if (got != want) {
+		fprintf(stderr, "# CM event %s (status %d), wanted %s\n",
+			rdma_event_str(got), ev->status, rdma_event_str(want));
+		rdma_ack_cm_event(ev);
+		return -1;
+	}
+	if (evp)
+		*evp = ev;
+	else
+		rdma_ack_cm_event(ev);
+	return 0;
+}
+
+static int get_addr(const char *host, struct sockaddr_storage *ss)
+{
+	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST }, *res;
+	char port[8];
+
+	snprintf(port, sizeof(port), "%d", PORT);
+	if (getaddrinfo(host, port, &hints, &res))
+		return -1;
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	freeaddrinfo(res);
+	return 0;
+}
+
+/* PD, CQ (with channel), buffer and MR, and the QP on id. */
+static int end_setup(struct end *e, struct rdma_cm_id *id, int use_srq,
+		     int mr_access)
+{
+	struct ibv_qp_init_attr qa = { 0 };
+
+	e->id = id;
+	e->pd = ibv_alloc_pd(id->verbs);
+	e->chan = ibv_create_comp_channel(id->verbs);
+	e->cq = e->chan ? ibv_create_cq(id->verbs, 256, NULL, e->chan, 0) : NULL;
+	e->buf = aligned_alloc(4096, BUF_SIZE);
+	if (!e->pd || !e->cq || !e->buf)
+		return -1;
+	memset(e->buf, 0, BUF_SIZE);
+	e->mr = ibv_reg_mr(e->pd, e->buf, BUF_SIZE, mr_access);
+	if (!e->mr)
+		return -1;
+	if (use_srq) {
+		struct ibv_srq_init_attr sa = { .attr = { .max_wr = 64,
+							  .max_sge = 6 } };
+
+		e->srq = ibv_create_srq(e->pd, &sa);
+		if (!e->srq)
+			return -1;
+	}
+	qa.send_cq = e->cq;
+	qa.recv_cq = e->cq;
+	qa.srq = e->srq;
+	qa.cap.max_send_wr = 64;
+	qa.cap.max_recv_wr = use_srq ? 0 : 64;
+	qa.cap.max_send_sge = 6;
+	qa.cap.max_recv_sge = 6;
+	qa.cap.max_inline_data = 64;
+	qa.qp_type = IBV_QPT_RC;
+	return rdma_create_qp(id, e->pd, &qa);
+}
+
+static void end_destroy(struct end *e)
+{
+	if (e->id && e->id->qp)
+		rdma_destroy_qp(e->id);
+	if (e->mr)
+		ibv_dereg_mr(e->mr);
+	if (e->srq)
+		ibv_destroy_srq(e->srq);
+	if (e->cq)
+		ibv_destroy_cq(e->cq);
+	if (e->chan)
+		ibv_destroy_comp_channel(e->chan);
+	if (e->pd)
+		ibv_dealloc_pd(e->pd);
+	if (e->id)
+		rdma_destroy_id(e->id);
+	if (e->ec)
+		rdma_destroy_event_channel(e->ec);
+	free(e->buf);
+	memset(e, 0, sizeof(*e));
+}
+
+static int post_recv(struct end *e, uint64_t id, uint64_t off, uint32_t len)
+{
+	struct ibv_sge sge = { (uintptr_t)e->buf + off, len, e->mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	if (e->srq)
+		return ibv_post_srq_recv(e->srq, &wr, &bad);
+	return ibv_post_recv(e->id->qp, &wr, &bad);
+}
+
+/*
+ * Listens on the server side, connects the client, accepts. The server
+ * posts 'recvs' receives of 4 KiB before accepting. Options: an SRQ on
+ * the server, the MR access of each side, private data for the reject
+ * case (reject != NULL: the server rejects with it).
+ */
+struct pair_opts {
+	int srv_srq;
+	int srv_access, cli_access;
+	int recvs;
+	const char *reject;
+};
+
+static int pair_connect(struct pair *p, const struct pair_opts *o)
+{
+	struct rdma_conn_param cp = { .responder_resources = 16,
+				      .initiator_depth = 16,
+				      .retry_count = 7 };
+	struct sockaddr_storage dst;
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *sid;
+	int i;
+
+	memset(p, 0, sizeof(*p));
+	if (get_addr(server_addr, &dst))
+		return -1;
+
+	if (enter_ns(server_ns))
+		return -1;
+	p->srv.ec = rdma_create_event_channel();
+	if (!p->srv.ec || rdma_create_id(p->srv.ec, &p->listen_id, NULL,
+					 RDMA_PS_TCP) ||
+	    rdma_bind_addr(p->listen_id, (struct sockaddr *)&dst) ||
+	    rdma_listen(p->listen_id, 4)) {
+		fprintf(stderr, "# server listen: %s\n", strerror(errno));
+		return -1;
+	}
+
+	if (enter_ns(client_ns))
+		return -1;
+	p->cli.ec = rdma_create_event_channel();
+	if (!p->cli.ec || rdma_create_id(p->cli.ec, &p->cli.id, NULL,
+					 RDMA_PS_TCP) ||
+	    rdma_resolve_addr(p->cli.id, NULL, (struct sockaddr *)&dst, 2000) ||
+	    expect_event(p->cli.ec, RDMA_CM_EVENT_ADDR_RESOLVED, NULL) ||
+	    rdma_resolve_route(p->cli.id, 2000) ||
+	    expect_event(p->cli.ec, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL)) {
+		fprintf(stderr, "# client resolve: %s\n", strerror(errno));
+		return -1;
+	}
+	if (end_setup(&p->cli, p->cli.id, 0, o->cli_access)) {
+		fprintf(stderr, "# client setup: %s\n", strerror(errno));
+		return -1;
+	}
+	enter_ns(NULL);
+	if (rdma_connect(p->cli.id, &cp))
+		return -1;
+
+	if (expect_event(p->srv.ec, RDMA_CM_EVENT_CONNECT_REQUEST, &ev))
+		return -1;
+	sid = ev->id;
+	rdma_ack_cm_event(ev);
+	if (o->reject) {
+		rdma_reject(sid, o->reject, strlen(o->reject) + 1);
+		rdma_destroy_id(sid);
+		return 1;
+	}
+	if (end_setup(&p->srv, sid, o->srv_srq, o->srv_access)) {
+		fprintf(stderr, "# server setup: %s\n", strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < o->recvs; i++)
+		if (post_recv(&p->srv, 1000 + i, (uint64_t)i * 4096, 4096))
+			return -1;
+	if (rdma_accept(sid, &cp))
+		return -1;
+	if (expect_event(p->srv.ec, RDMA_CM_EVENT_ESTABLISHED, NULL) ||
+	    expect_event(p->cli.ec, RDMA_CM_EVENT_ESTABLISHED, NULL))
+		return -1;
+	return 0;
+}
+
+static void pair_destroy(struct pair *p)
+{
+	struct rdma_event_channel *sec = p->srv.ec;
+
+	if (p->cli.id)
+		rdma_disconnect(p->cli.id);
+	/* The server's channel also carries the listener. */
+	p->srv.ec = NULL;
+	end_destroy(&p->cli);
+	end_destroy(&p->srv);
+	if (p->listen_id)
+		rdma_destroy_id(p->listen_id);
+	if (sec)
+		rdma_destroy_event_channel(sec);
+}
+
+/* Polls cq for n completions, up to two seconds. */
+static int poll_n(struct ibv_cq *cq, struct ibv_wc *wc, int n)
+{
+	int got = 0, tries;
+
+	for (tries = 0; got < n && tries < 2000; tries++) {
+		int r = ibv_poll_cq(cq, n - got, wc + got);
+
+		if (r < 0)
+			return r;
+		got += r;
+		if (got < n)
+			usleep(1000);
+	}
+	return got;
+}
+
+static void fill(char *p, size_t n, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (char)(seed * 131 + i * 7 + (i >> 8));
+}
+
+static int send_wr(struct end *e, enum ibv_wr_opcode op, struct ibv_sge *sg,
+		   int nsge, int flags, uint64_t raddr, uint32_t rkey,
+		   uint64_t id)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = id, .sg_list = sg, .num_sge = nsge, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED | flags,
+	}, *bad;
+
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	return ibv_post_send(e->id->qp, &wr, &bad);
+}
+
+#define DEFAULT_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+			IBV_ACCESS_REMOTE_READ)
+
+/* Sends with several SGEs on both sides, inline, and of length zero. */
+static void case_send(void)
+{
+	struct pair_opts o = { .srv_access = DEFAULT_ACCESS,
+			       .cli_access = DEFAULT_ACCESS, .recvs = 0 };
+	struct ibv_wc wc[4];
+	struct ibv_recv_wr rwr, *bad;
+	struct ibv_sge rs[4], ss[3];
+	struct pair p;
+	int i, ok;
+
+	if (pair_connect(&p, &o)) {
+		tap(0, "send: connect");
+		goto out;
+	}
+	/* Receive: 4 SGEs of 1000 bytes at scattered places. */
+	for (i = 0; i < 4; i++)
+		rs[i] = (struct ibv_sge){ (uintptr_t)p.srv.buf + 8192 * i + 3,
+					  1000, p.srv.mr->lkey };
+	rwr = (struct ibv_recv_wr){ .wr_id = 1, .sg_list = rs, .num_sge = 4 };
+	ibv_post_recv(p.srv.id->qp, &rwr, &bad);
+	/* Send: 3 SGEs, 3000 bytes. */
+	fill(p.cli.buf, 3000, 1);
+	for (i = 0; i < 3; i++)
+		ss[i] = (struct ibv_sge){ (uintptr_t)p.cli.buf + 1000 * i,
+					  1000, p.cli.mr->lkey };
+	send_wr(&p.cli, IBV_WR_SEND, ss, 3, 0, 0, 0, 11);
+	ok = poll_n(p.cli.cq, wc, 1) == 1 && wc[0].status == IBV_WC_SUCCESS &&
+	     wc[0].opcode == IBV_WC_SEND && wc[0].wr_id == 11;
+	tap(ok, "send: 3-SGE send completes at the sender");
+	ok = poll_n(p.srv.cq, wc, 1) == 1 && wc[0].status == IBV_WC_SUCCESS &&
+	     wc[0].opcode == IBV_WC_RECV && wc[0].byte_len == 3000;
+	for (i = 0; ok && i < 3; i++)
+		ok = !memcmp(p.srv.buf + 8192 * i + 3, p.cli.buf + 1000 * i,
+			     1000);
+	tap(ok, "send: 4-SGE receive gets 3000 bytes, scattered correctly");
+
+	/* Inline. */
+	rs[0] = (struct ibv_sge){ (uintptr_t)p.srv.buf, 4096, p.srv.mr->lkey };
+	rwr = (struct ibv_recv_wr){ .wr_id = 2, .sg_list = rs, .num_sge = 1 };
+	ibv_post_recv(p.srv.id->qp, &rwr, &bad);
+	fill(p.cli.buf + 65536, 64, 2);
+	ss[0] = (struct ibv_sge){ (uintptr_t)p.cli.buf + 65536, 64, 0 };
+	send_wr(&p.cli, IBV_WR_SEND, ss, 1, IBV_SEND_INLINE, 0, 0, 12);
+	/* The buffer may change at once: the data went inline. */
+	memset(p.cli.buf + 65536, 0, 64);
+	poll_n(p.cli.cq, wc, 1);
+	ok = poll_n(p.srv.cq, wc, 1) == 1 && wc[0].status == IBV_WC_SUCCESS &&
+	     wc[0].byte_len == 64;
+	fill(p.cli.buf + 65536, 64, 2);
+	tap(ok && !memcmp(p.srv.buf, p.cli.buf + 65536, 64),
+	    "send: 64-byte inline send arrives intact");
+
+	/* Zero length. */
+	rwr = (struct ibv_recv_wr){ .wr_id = 3, .sg_list = rs, .num_sge = 1 };
+	ibv_post_recv(p.srv.id->qp, &rwr, &bad);
+	send_wr(&p.cli, IBV_WR_SEND, NULL, 0, 0, 0, 0, 13);
+	ok = poll_n(p.cli.cq, wc, 1) == 1 && wc[0].status == IBV_WC_SUCCESS;
+	ok = ok && poll_n(p.srv.cq, wc, 1) == 1 &&
+	     wc[0].status == IBV_WC_SUCCESS && wc[0].byte_len == 0;
+	tap(ok, "send: zero-length send completes on both sides");
+out:
+	pair_destroy(&p);
+}
+
+/* RDMA Write and Read, multi-SGE, zero length, many Reads outstanding. */
+static void case_rdma(void)
+{
+	struct pair_opts o = { .srv_access = DEFAULT_ACCESS,
+			       .cli_access = DEFAULT_ACCESS };
+	struct ibv_wc wc[32];
+	struct ibv_sge sg[6];
+	struct pair p;
+	uint64_t raddr;
+	uint32_t rkey;
+	int i, n, ok;
+
+	if (pair_connect(&p, &o)) {
+		tap(0, "rdma: connect");
+		goto out;
+	}
+	raddr = (uintptr_t)p.srv.buf;
+	rkey = p.srv.mr->rkey;
+
+	fill(p.cli.buf, 6 * 5000, 3);
+	for (i = 0; i < 6; i++)
+		sg[i] = (struct ibv_sge){ (uintptr_t)p.cli.buf + 5000 * i, 5000,
+					  p.cli.mr->lkey };
+	send_wr(&p.cli, IBV_WR_RDMA_WRITE, sg, 6, 0, raddr + 100, rkey, 21);
+	ok = poll_n(p.cli.cq, wc, 1) == 1 && wc[0].status == IBV_WC_SUCCESS &&
+	     wc[0].opcode == IBV_WC_RDMA_WRITE;
+	/* The write completed locally; a read behind it sees its data. */
+	memset(p.cli.buf + 200000, 0, 30000);
+	sg[0] = (struct ibv_sge){ (uintptr_t)p.cli.buf + 200000, 30000,
+				  p.cli.mr->lkey };
+	send_wr(&p.cli, IBV_WR_RDMA_READ, sg, 1, 0, raddr + 100, rkey, 22);
+	ok = ok && poll_n(p.cli.cq, wc, 1) == 1 &&
+	     wc[0].status == IBV_WC_SUCCESS && wc[0].opcode == IBV_WC_RDMA_READ;
+	tap(ok && !memcmp(p.srv.buf + 100, p.cli.buf, 30000) &&
+	    !memcmp(p.cli.buf + 200000, p.cli.buf, 30000),
+	    "rdma: 6-SGE write lands, read returns it");
+
+	send_wr(&p.cli, IBV_WR_RDMA_WRITE, NULL, 0, 0, raddr, rkey, 23);
+	send_wr(&p.cli, IBV_WR_RDMA_READ, NULL, 0, 0, raddr, rkey, 24);
+	n = poll_n(p.cli.cq, wc, 2);
+	tap(n == 2 && wc[0].status == IBV_WC_SUCCESS &&
+	    wc[1].status == IBV_WC_SUCCESS && wc[0].wr_id == 23 &&
+	    wc[1].wr_id == 24, "rdma: zero-length write and read complete");
+
+	/* 32 reads of 16 KiB outstanding at once (bounded by the ORD). */
+	fill(p.srv.buf, BUF_SIZE / 2, 4);
+	memset(p.cli.buf + BUF_SIZE / 2, 0, BUF_SIZE / 2);
+	for (i = 0; i < 32; i++) {
+		sg[0] = (struct ibv_sge){ (uintptr_t)p.cli.buf + BUF_SIZE / 2 +
+					  16384 * i, 16384, p.cli.mr->lkey };
+		send_wr(&p.cli, IBV_WR_RDMA_READ, sg, 1, 0,
+			raddr + 16384 * i, rkey, 100 + i);
+	}
+	n = poll_n(p.cli.cq, wc, 32);
+	ok = n == 32;
+	for (i = 0; ok && i < 32; i++)
+		ok = wc[i].status == IBV_WC_SUCCESS &&
+		     wc[i].wr_id == (uint64_t)(100 + i);
+	tap(ok && !memcmp(p.srv.buf, p.cli.buf + BUF_SIZE / 2, 32 * 16384),
+	    "rdma: 32 outstanding reads complete in order with the right data (%d)",
+	    n);
+out:
+	pair_destroy(&p);
+}
+
+/* A shared receive queue on the server, and solicited events. */
+static void case_srq_solicited(void)
+{
+	struct pair_opts o = { .srv_srq = 1, .srv_access = DEFAULT_ACCESS,
+			       .cli_access = DEFAULT_ACCESS, .recvs = 8 };
+	struct ibv_cq *ev_cq;
+	struct ibv_wc wc[8];
+	struct ibv_sge sg;
+	struct pollfd pfd;
+	struct pair p;
+	void *ctx;
+	int ok;
+
+	if (pair_connect(&p, &o)) {
+		tap(0, "srq: connect");
+		goto out;
+	}
+	fill(p.cli.buf, 100, 5);
+	sg = (struct ibv_sge){ (uintptr_t)p.cli.buf, 100, p.cli.mr->lkey };
+	ibv_req_notify_cq(p.srv.cq, 1);	/* solicited only */
+	send_wr(&p.cli, IBV_WR_SEND, &sg, 1, 0, 0, 0, 31);
+	ok = poll_n(p.srv.cq, wc, 1) == 1 && wc[0].status == IBV_WC_SUCCESS &&
+	     wc[0].wr_id == 1000 && !memcmp(p.srv.buf, p.cli.buf, 100);
+	tap(ok, "srq: a send lands in the first SRQ receive");
+	pfd = (struct pollfd){ .fd = p.srv.chan->fd, .events = POLLIN };
+	tap(poll(&pfd, 1, 300) == 0,
+	    "solicited: an unsolicited send raises no event on a solicited-only CQ");
+	send_wr(&p.cli, IBV_WR_SEND, &sg, 1, IBV_SEND_SOLICITED, 0, 0, 32);
+	ok = poll(&pfd, 1, 2000) == 1 &&
+	     !ibv_get_cq_event(p.srv.chan, &ev_cq, &ctx);
+	if (ok)
+		ibv_ack_cq_events(ev_cq, 1);
+	tap(ok, "solicited: a solicited send raises the event");
+	ok = poll_n(p.srv.cq, wc, 1) == 1 && wc[0].wr_id == 1001;
+	tap(ok, "srq: the second send takes the second SRQ receive");
+	poll_n(p.cli.cq, wc, 2);
+out:
+	pair_destroy(&p);
+}
+
+/*
+ * Remote access violations: each ends in a Terminate, the offending READ
+ * completes with a remote access error, and both QPs go to error.
+ */
+static void case_access(void)
+{
+	static const struct {
+		const char *name;
+		int bad;
+	} kinds[] = {
+		{ "invalid STag", 0 }, { "out of bounds", 1 },
+		{ "no remote read right", 2 }, { "STag of another PD", 3 },
+	};
+	unsigned int k;
+
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		struct pair_opts o = { .srv_access = DEFAULT_ACCESS,
+				       .cli_access = DEFAULT_ACCESS,
+				       .recvs = 2 };
+		struct ibv_async_event aev;
+		struct ibv_pd *pd2 = NULL;
+		struct ibv_mr *mr2 = NULL;
+		struct ibv_wc wc[4];
+		struct ibv_sge sg;
+		struct pollfd pfd;
+		struct pair p;
+		uint64_t raddr;
+		uint32_t rkey;
+		int n, ok;
+
+		if (pair_connect(&p, &o)) {
+			tap(0, "access %s: connect", kinds[k].name);
+			pair_destroy(&p);
+			continue;
+		}
+		raddr = (uintptr_t)p.srv.buf;
+		rkey = p.srv.mr->rkey;
+		switch (kinds[k].bad) {
+		case 0:
+			rkey ^= 0x5a5a00;
+			break;
+		case 1:
+			raddr += BUF_SIZE - 100;
+			break;
+		case 2:
+			mr2 = ibv_reg_mr(p.srv.pd, p.srv.buf, 4096,
+					 IBV_ACCESS_LOCAL_WRITE);
+			rkey = mr2 ? mr2->rkey : 0;
+			break;
+		case 3:
+			pd2 = ibv_alloc_pd(p.srv.id->verbs);
+			mr2 = pd2 ? ibv_reg_mr(pd2, p.srv.buf, 4096,
+					       DEFAULT_ACCESS) : NULL;
+			rkey = mr2 ? mr2->rkey : 0;
+			break;
+		}
+		sg = (struct ibv_sge){ (uintptr_t)p.cli.buf, 4096,
+				       p.cli.mr->lkey };
+		send_wr(&p.cli, IBV_WR_RDMA_READ, &sg, 1, 0, raddr, rkey, 41);
+		send_wr(&p.cli, IBV_WR_SEND, &sg, 1, 0, 0, 0, 42);
+		n = poll_n(p.cli.cq, wc, 2);
+		ok = n == 2 && wc[0].wr_id == 41 &&
+		     wc[0].status == IBV_WC_REM_ACCESS_ERR &&
+		     wc[1].wr_id == 42 && wc[1].status == IBV_WC_WR_FLUSH_ERR;
+		tap(ok, "access %s: READ completes REM_ACCESS_ERR, the next WR flushed (%d: %s, %s)",
+		    kinds[k].name, n, n > 0 ? ibv_wc_status_str(wc[0].status) : "-",
+		    n > 1 ? ibv_wc_status_str(wc[1].status) : "-");
+		n = poll_n(p.srv.cq, wc, 2);
+		ok = n == 2 && wc[0].status == IBV_WC_WR_FLUSH_ERR &&
+		     wc[1].status == IBV_WC_WR_FLUSH_ERR;
+		tap(ok, "access %s: the target's receives are flushed (%d)",
+		    kinds[k].name, n);
+		pfd = (struct pollfd){ .fd = p.srv.id->verbs->async_fd,
+				       .events = POLLIN };
+		fcntl(pfd.fd, F_SETFL, fcntl(pfd.fd, F_GETFL) | O_NONBLOCK);
+		ok = poll(&pfd, 1, 2000) == 1 &&
+		     !ibv_get_async_event(p.srv.id->verbs, &aev);
+		if (ok) {
+			ok = aev.event_type == IBV_EVENT_QP_ACCESS_ERR;
+			ibv_ack_async_event(&aev);
+		}
+		tap(ok, "access %s: the target gets IBV_EVENT_QP_ACCESS_ERR",
+		    kinds[k].name);
+		if (mr2)
+			ibv_dereg_mr(mr2);
+		if (pd2)
+			ibv_dealloc_pd(pd2);
+		pair_destroy(&p);
+	}
+}
+
+/* A disconnect flushes what the other side has posted. */
+static void case_disconnect(void)
+{
+	struct pair_opts o = { .srv_access = DEFAULT_ACCESS,
+			       .cli_access = DEFAULT_ACCESS, .recvs = 5 };
+	struct rdma_cm_event *ev;
+	struct ibv_wc wc[8];
+	struct pair p;
+	int n, ok, i;
+
+	if (pair_connect(&p, &o)) {
+		tap(0, "disconnect: connect");
+		goto out;
+	}
+	rdma_disconnect(p.cli.id);
+	ok = !expect_event(p.srv.ec, RDMA_CM_EVENT_DISCONNECTED, &ev);
+	if (ok)
+		rdma_ack_cm_event(ev);
+	tap(ok, "disconnect: the server sees DISCONNECTED");
+	n = poll_n(p.srv.cq, wc, 5);
+	ok = n == 5;
+	for (i = 0; ok && i < 5; i++)
+		ok = wc[i].status == IBV_WC_WR_FLUSH_ERR &&
+		     wc[i].wr_id == (uint64_t)(1000 + i);
+	tap(ok, "disconnect: its 5 receives complete flushed, in order (%d)", n);
+	ok = post_recv(&p.srv, 77, 0, 16) == 0;
+	/* The stock provider gives no doorbell for receives: nothing more. */
+	tap(ok, "disconnect: posting after the disconnect still succeeds");
+	p.cli.id->qp ? (void)0 : (void)0;
+out:
+	pair_destroy(&p);
+}
+
+/* A reject delivers the server's private data to the client. */
+static void case_reject(void)
+{
+	struct pair_opts o = { .srv_access = DEFAULT_ACCESS,
+			       .cli_access = DEFAULT_ACCESS,
+			       .reject = "siw-reject-private-data" };
+	struct rdma_cm_event *ev;
+	struct pair p;
+	int r, ok;
+
+	r = pair_connect(&p, &o);
+	tap(r == 1, "reject: the server rejects the request");
+	ok = r == 1 && !expect_event(p.cli.ec, RDMA_CM_EVENT_REJECTED, &ev);
+	if (ok) {
+		ok = ev->param.conn.private_data_len >= strlen(o.reject) + 1 &&
+		     !memcmp(ev->param.conn.private_data, o.reject,
+			     strlen(o.reject) + 1);
+		rdma_ack_cm_event(ev);
+	}
+	tap(ok, "reject: the client gets REJECTED with the private data");
+	pair_destroy(&p);
+}
+
+static const struct {
+	const char *name;
+	void (*run)(void);
+} cases[] = {
+	{ "send", case_send },
+	{ "rdma", case_rdma },
+	{ "srq", case_srq_solicited },
+	{ "access", case_access },
+	{ "disconnect", case_disconnect },
+	{ "reject", case_reject },
+};
+
+#define NCASES (int)(sizeof(cases) / sizeof(cases[0]))
+
+static void usage(const char *prog)
+{
+	int i;
+
+	fprintf(stderr, "usage: %s -a SERVER_ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [CASE...]\ncases:",
+		prog);
+	for (i = 0; i < NCASES; i++)
+		fprintf(stderr, " %s", cases[i].name);
+	fprintf(stderr, "\n");
+}
+
+int main(int argc, char **argv)
+{
+	int opt, i, a;
+
+	while ((opt = getopt(argc, argv, "a:S:C:h")) != -1) {
+		switch (opt) {
+		case 'a':
+			server_addr = optarg;
+			break;
+		case 'S':
+			server_ns = optarg;
+			break;
+		case 'C':
+			client_ns = optarg;
+			break;
+		default:
+			usage(argv[0]);
+			return 2;
+		}
+	}
+	if (!server_addr) {
+		usage(argv[0]);
+		return 2;
+	}
+	for (a = optind; a < argc; a++) {
+		for (i = 0; i < NCASES; i++)
+			if (!strcmp(argv[a], cases[i].name))
+				break;
+		if (i == NCASES) {
+			fprintf(stderr, "unknown case '%s'\n", argv[a]);
+			usage(argv[0]);
+			return 2;
+		}
+	}
+	home_ns = open("/proc/self/ns/net", O_RDONLY);
+	printf("TAP version 13\n");
+	for (i = 0; i < NCASES; i++) {
+		int want = optind == argc;
+
+		for (a = optind; a < argc; a++)
+			want |= !strcmp(argv[a], cases[i].name);
+		if (want)
+			cases[i].run();
+	}
+	printf("1..%d\n", case_num);
+	return case_failed ? 1 : 0;
+}
