@@ -14,7 +14,7 @@ kver=${1:-6.1}
 packages=(
 	build-essential bc kmod cpio xz-utils zstd
 	qemu-system-x86 busybox-static
-	iproute2 iputils-ping ethtool tcpdump tshark rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
+	iproute2 iputils-ping ethtool rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
 	libibverbs-dev librdmacm-dev
 	linux-headers-amd64
 )
