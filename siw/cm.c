@@ -780,6 +780,13 @@ static void siw_cep_work(struct work_struct *work)
 	    cep->state == SIW_CEP_LISTEN)
 		siw_cep_accept_children(cep);
 
+	/* Bytes first: a reject reply is followed at once by the close. */
+	if (test_and_clear_bit(SIW_CEP_EV_DATA, &cep->events)) {
+		if (cep->state == SIW_CEP_AWAIT_REQUEST)
+			siw_cep_got_request(cep);
+		else if (cep->state == SIW_CEP_AWAIT_REPLY)
+			siw_cep_got_reply(cep);
+	}
 	if (test_and_clear_bit(SIW_CEP_EV_STATE, &cep->events)) {
 		if (cep->state == SIW_CEP_CONNECTING) {
 			siw_cep_tcp_connected(cep);
@@ -788,17 +795,16 @@ static void siw_cep_work(struct work_struct *work)
 			cep->peer_closed = true;
 			if (cep->state == SIW_CEP_ESTABLISHED)
 				siw_cep_established_close(cep);
-			else if (cep->state == SIW_CEP_AWAIT_REPLY)
-				siw_cep_connect_failed(cep, -ECONNRESET, NULL, 0);
-			else if (cep->state == SIW_CEP_AWAIT_REQUEST)
+			else if (cep->state == SIW_CEP_AWAIT_REPLY) {
+				/* A complete reply may still wait unread. */
+				siw_cep_got_reply(cep);
+				if (cep->state == SIW_CEP_AWAIT_REPLY)
+					siw_cep_connect_failed(cep, -ECONNRESET,
+							       NULL, 0);
+			} else if (cep->state == SIW_CEP_AWAIT_REQUEST) {
 				siw_cep_child_abort(cep);
+			}
 		}
-	}
-	if (test_and_clear_bit(SIW_CEP_EV_DATA, &cep->events)) {
-		if (cep->state == SIW_CEP_AWAIT_REQUEST)
-			siw_cep_got_request(cep);
-		else if (cep->state == SIW_CEP_AWAIT_REPLY)
-			siw_cep_got_reply(cep);
 	}
 	if (test_and_clear_bit(SIW_CEP_EV_TIMEOUT, &cep->events)) {
 		if (cep->state == SIW_CEP_CONNECTING ||
