@@ -28,8 +28,6 @@ static DEFINE_MUTEX(siw_add_mutex);
 static int siw_query_device(struct ib_device *ibdev,
 			    struct ib_device_attr *attr, struct ib_udata *udata)
 {
-	struct siw_device *sdev = to_siw_dev(ibdev);
-
 	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
 
@@ -63,7 +61,6 @@ static int siw_query_device(struct ib_device *ibdev,
 	/* iWARP has no address handles, multicast or memory windows (yet). */
 	attr->max_ah = 0;
 	attr->max_mw = 0;
-	(void)sdev;
 	return 0;
 }
 

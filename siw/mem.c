@@ -94,6 +94,20 @@ enum siw_access_err siw_mem_check(struct siw_mem *mem, struct ib_pd *pd,
 	return SIW_ACCESS_OK;
 }
 
+/*
+ * The memory behind a local lkey, with a reference. Kernel QPs may use the
+ * device's local DMA lkey, which names all of kernel memory.
+ */
+struct siw_mem *siw_mem_get_local(struct siw_device *sdev, bool user,
+				  u32 lkey)
+{
+	if (!user && lkey == sdev->base_dev.local_dma_lkey) {
+		kref_get(&sdev->dma_mem->ref);
+		return sdev->dma_mem;
+	}
+	return siw_mem_get(sdev, lkey);
+}
+
 /* What the protocol core's checks need to know of a region (NULL: none). */
 void siw_mem_view_of(struct siw_mem *mem, struct ib_pd *pd, int access,
 		     struct siw_mem_view *view)

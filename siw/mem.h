@@ -80,6 +80,8 @@ int siw_mem_table_init(struct siw_device *sdev);
 void siw_mem_table_destroy(struct siw_device *sdev);
 
 struct siw_mem *siw_mem_get(struct siw_device *sdev, u32 stag);
+struct siw_mem *siw_mem_get_local(struct siw_device *sdev, bool user,
+				  u32 lkey);
 void siw_mem_put(struct siw_mem *mem);
 
 enum siw_access_err siw_mem_check(struct siw_mem *mem, struct ib_pd *pd,

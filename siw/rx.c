@@ -61,16 +61,6 @@ static int siw_rx_copy(struct siw_qp *qp, struct siw_mem *mem, u64 addr,
 	return 0;
 }
 
-/* The memory of a local lkey for placement, or NULL. */
-static struct siw_mem *siw_rx_local_mem(struct siw_qp *qp, u32 lkey)
-{
-	if (!qp->user && lkey == qp->sdev->base_dev.local_dma_lkey) {
-		kref_get(&qp->sdev->dma_mem->ref);
-		return qp->sdev->dma_mem;
-	}
-	return siw_mem_get(qp->sdev, lkey);
-}
-
 /* Takes the receive queue element for a new Send message. */
 static bool siw_rx_take_rqe(struct siw_qp *qp)
 {
@@ -174,7 +164,7 @@ static enum siw_term_code siw_rx_begin(struct siw_qp *qp)
 			return SIW_TERM_OK;
 		if (h->stag != sink_stag || h->to != sink_to)
 			return SIW_TERM_DDP_T_INVALID_STAG;
-		rx->mem = siw_rx_local_mem(qp, h->stag);
+		rx->mem = siw_mem_get_local(qp->sdev, qp->user, h->stag);
 		siw_mem_view_of(rx->mem, qp->base_qp.pd, IB_ACCESS_LOCAL_WRITE,
 				&view);
 		rx->to = h->to;
@@ -271,7 +261,7 @@ static int siw_rx_place_send(struct siw_qp *qp, const struct sk_buff *skb,
 			continue;
 		}
 		if (!rx->mem) {
-			rx->mem = siw_rx_local_mem(qp, sge->lkey);
+			rx->mem = siw_mem_get_local(qp->sdev, qp->user, sge->lkey);
 			if (!rx->mem ||
 			    siw_mem_check(rx->mem, qp->base_qp.pd,
 					  IB_ACCESS_LOCAL_WRITE, sge->laddr,

@@ -56,19 +56,6 @@ static void siw_tx_src_release(struct siw_tx_src *src)
 	src->num = 0;
 }
 
-/*
- * The memory behind a local lkey, with a reference. Kernel QPs may use the
- * device's local DMA lkey (0), which names all of kernel memory.
- */
-static struct siw_mem *siw_local_mem(struct siw_qp *qp, u32 lkey)
-{
-	if (!qp->user && lkey == qp->sdev->base_dev.local_dma_lkey) {
-		kref_get(&qp->sdev->dma_mem->ref);
-		return qp->sdev->dma_mem;
-	}
-	return siw_mem_get(qp->sdev, lkey);
-}
-
 /* Looks up and checks the local SGEs of a send queue element. */
 static enum siw_wc_status siw_tx_src_sges(struct siw_qp *qp,
 					  const struct siw_sqe *sqe,
@@ -96,7 +83,7 @@ static enum siw_wc_status siw_tx_src_sges(struct siw_qp *qp,
 			continue;
 		if (sge->length > SIW_MAX_MSG_SIZE - src->total)
 			goto len_err;
-		mem = siw_local_mem(qp, sge->lkey);
+		mem = siw_mem_get_local(qp->sdev, qp->user, sge->lkey);
 		if (!mem)
 			goto prot_err;
 		src->piece[src->num].mem = mem;
