@@ -56,5 +56,10 @@ rm -rf "$dir/debs"
 
 [ -f "$dir/root/boot/vmlinuz-$abi" ] || die "no vmlinuz in $image_pkg"
 [ -f "$dir/root/usr/src/linux-headers-$abi/Makefile" ] || die "no headers for $abi"
+# The headers' Makefile includes the common part by its installed path;
+# point it at the unpacked copy so that nothing under /usr/src is needed.
+root_abs=$(cd "$dir/root" && pwd)
+sed -i "s|^include /usr/src/|include $root_abs/usr/src/|" \
+	"$dir/root/usr/src/linux-headers-$abi/Makefile"
 touch "$dir/.complete"
 echo "$abi"
