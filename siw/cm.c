@@ -19,20 +19,6 @@
 #include "siw.h"
 #include "cm.h"
 
-static int mpa_rev = 2;
-module_param(mpa_rev, int, 0644);
-MODULE_PARM_DESC(mpa_rev, "MPA revision we speak: 1, or 2 (RFC 6581, default)");
-
-static int mpa_crc;
-module_param(mpa_crc, int, 0644);
-MODULE_PARM_DESC(mpa_crc,
-		 "MPA CRC: 0 do not ask (a peer's request is honoured, default), 1 offer, 2 require");
-
-static int mpa_timeout_ms = 10000;
-module_param(mpa_timeout_ms, int, 0644);
-MODULE_PARM_DESC(mpa_timeout_ms,
-		 "Time a TCP connect plus MPA exchange may take, in ms (default 10000)");
-
 /* One ordered queue: CM work never runs concurrently with itself. */
 static struct workqueue_struct *siw_cm_wq;
 
@@ -80,18 +66,22 @@ void siw_cm_queue_event(struct siw_cep *cep, int ev)
 		siw_cep_put(cep);
 }
 
+/* Our side of the MPA negotiation, from the device's knobs of now. */
 static void siw_cm_local_params(struct siw_cep *cep)
 {
 	struct siw_mpa_params *p = &cep->params;
+	struct siw_knobs k;
 
-	p->revision = mpa_rev == 1 ? SIW_MPA_REV_1 : SIW_MPA_REV_2;
-	p->crc = mpa_crc == 2 ? SIW_MPA_CRC_REQUIRED :
-		 mpa_crc == 1 ? SIW_MPA_CRC_OFFERED : SIW_MPA_CRC_OFF;
-	p->p2p = false;
-	p->rtr_types = 0;
+	siw_knobs_get(cep->sdev, &k);
+	p->revision = k.mpa_rev == 1 ? SIW_MPA_REV_1 : SIW_MPA_REV_2;
+	p->crc = k.mpa_crc == 2 ? SIW_MPA_CRC_REQUIRED :
+		 k.mpa_crc == 1 ? SIW_MPA_CRC_OFFERED : SIW_MPA_CRC_OFF;
+	p->p2p = k.mpa_p2p;
+	p->rtr_types = k.mpa_rtr & SIW_RTR_ALL;
 	p->ird = SIW_MAX_IRD_QP;
 	p->ord = SIW_MAX_ORD_QP;
 	p->max_ird = SIW_MAX_IRD_QP;
+	cep->timeout = msecs_to_jiffies(k.mpa_timeout_ms);
 }
 
 /* --- socket callbacks (softirq) ----------------------------------------- */
@@ -345,8 +335,7 @@ static void siw_cep_accept_children(struct siw_cep *lcep)
 		siw_cm_local_params(cep);
 		siw_cep_attach_socket(cep, newsock);
 		siw_cep_get(cep);
-		queue_delayed_work(siw_cm_wq, &cep->timer,
-				   msecs_to_jiffies(mpa_timeout_ms));
+		queue_delayed_work(siw_cm_wq, &cep->timer, cep->timeout);
 		/* Bytes may have arrived before our callbacks. */
 		siw_cm_queue_event(cep, SIW_CEP_EV_DATA);
 	}
@@ -357,6 +346,8 @@ static void siw_cep_child_abort(struct siw_cep *cep)
 {
 	struct siw_cep *lcep = cep->listener;
 
+	pr_debug("siw: incoming connection abandoned in state %d\n",
+		 cep->state);
 	cep->abrupt = true;
 	siw_cep_teardown(cep);
 	if (lcep) {
@@ -482,8 +473,7 @@ int siw_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 			       param->private_data_len);
 	if (err)
 		goto err_teardown;
-	err = siw_qp_connected(qp, cep, cep->sock, cep->result.crc,
-			       cep->result.ird, cep->result.ord);
+	err = siw_qp_connected(qp, cep, cep->sock, &cep->result, false);
 	if (err)
 		goto err_teardown;
 	cep->state = SIW_CEP_ESTABLISHED;
@@ -581,8 +571,7 @@ static void siw_cep_got_reply(struct siw_cep *cep)
 		return;
 	}
 	siw_cep_stop_timer(cep);
-	err = siw_qp_connected(cep->qp, cep, cep->sock, cep->result.crc,
-			       cep->result.ird, cep->result.ord);
+	err = siw_qp_connected(cep->qp, cep, cep->sock, &cep->result, true);
 	if (err) {
 		siw_cep_connect_failed(cep, err, NULL, 0);
 		return;
@@ -656,8 +645,7 @@ int siw_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 	siw_cep_attach_socket(cep, sock);
 	cep->state = SIW_CEP_CONNECTING;
 	siw_cep_get(cep);
-	queue_delayed_work(siw_cm_wq, &cep->timer,
-			   msecs_to_jiffies(mpa_timeout_ms));
+	queue_delayed_work(siw_cm_wq, &cep->timer, cep->timeout);
 	err = kernel_connect(sock, (struct sockaddr *)&cm_id->m_remote_addr,
 			     siw_sockaddr_len(&cm_id->m_remote_addr),
 			     O_NONBLOCK);

@@ -72,6 +72,7 @@ struct siw_cep {
 	u32 mpa_have;
 	struct siw_mpa_params params;
 	struct siw_mpa_result result;
+	unsigned long timeout;		/* for the MPA exchange, in jiffies */
 	u16 peer_ird, peer_ord;
 	u8 pd[SIW_MPA_PD_MAX];		/* our private data (active side) */
 	u16 pd_len;

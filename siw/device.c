@@ -207,6 +207,12 @@ static const struct ib_device_ops siw_device_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_SIW,
 	.uverbs_abi_ver = SIW_ABI_VERSION,
+	/*
+	 * ib_core asks new drivers for netlink instead, but rdma's netlink
+	 * has no driver-specific device settings; sysfs is where the MPA
+	 * knobs can live per device.
+	 */
+	.device_group = &siw_knob_group,
 
 	.dealloc_driver = siw_dealloc_driver,
 	.get_dev_fw_str = siw_get_dev_fw_str,
@@ -317,6 +323,7 @@ int siw_device_add(const char *ibdev_name, struct net_device *netdev)
 	memcpy(sdev->base_dev.node_desc, SIW_NODE_DESC_COMMON,
 	       sizeof(SIW_NODE_DESC_COMMON));
 	siw_set_node_guid(sdev);
+	siw_knobs_init(&sdev->knobs);
 	rtnl_lock();
 	siw_update_link_speed(sdev);
 	rtnl_unlock();

@@ -14,6 +14,8 @@
 #include <linux/vmalloc.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/uverbs_ioctl.h>
+#include <rdma/restrack.h>
+#include <rdma/rdma_netlink.h>
 
 #include <net/tcp.h>
 
@@ -311,6 +313,12 @@ static void siw_sq_flush(struct siw_qp *qp)
 static void siw_rq_flush(struct siw_qp *qp)
 {
 	lockdep_assert_held(&qp->rq_lock);
+	/*
+	 * The receive path holds an older element: it completes first, and
+	 * the connection's end (siw_qp_disconnected) flushes the rest.
+	 */
+	if (qp->rq_held)
+		return;
 	while (qp->recvq) {
 		struct siw_rqe *slot = &qp->recvq[qp->rq_get % qp->num_rqe];
 		struct siw_rqe rqe;
@@ -432,8 +440,14 @@ void siw_qp_terminate(struct siw_qp *qp, enum siw_term_code code,
  * The MPA exchange succeeded: the QP takes the socket over. Called by the
  * connection manager in process context with the endpoint locked.
  */
+/*
+ * The MPA exchange succeeded with result res: the QP takes the socket
+ * over and goes to RTS. In peer-to-peer mode the initiator's first FPDU is
+ * the RTR, and the responder sends nothing before it has received it.
+ */
 int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
-		     struct socket *sock, bool crc, u32 ird, u32 ord)
+		     struct socket *sock, const struct siw_mpa_result *res,
+		     bool initiator)
 {
 	struct sock *sk = sock->sk;
 	unsigned long flags;
@@ -447,9 +461,11 @@ int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 		spin_unlock_irqrestore(&qp->state_lock, flags);
 		return -EINVAL;
 	}
-	qp->crc = crc;
-	qp->ird = min_t(u32, max_t(u32, ird, 1), qp->irq_size);
-	qp->ord = min_t(u32, max_t(u32, ord, 1), qp->orq_size);
+	qp->crc = res->crc;
+	qp->mpa_rev = res->revision;
+	qp->rtr = res->p2p ? res->rtr : 0;
+	qp->ird = min_t(u32, max_t(u32, res->ird, 1), qp->irq_size);
+	qp->ord = min_t(u32, max_t(u32, res->ord, 1), qp->orq_size);
 	qp->mulpdu = siw_mpa_mulpdu(tcp_sk(sk)->mss_cache);
 	for (i = 0; i < SIW_QN_NUM; i++)
 		qp->tx_msn[i] = SIW_MSN_FIRST;
@@ -459,6 +475,9 @@ int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 	qp->term_sent = false;
 	qp->sq_failed = false;
 	siw_rx_reset(qp);
+	qp->rtr_send = initiator ? qp->rtr : 0;
+	qp->rx.rtr_await = initiator ? 0 : qp->rtr;
+	qp->rtr_wait = !initiator && qp->rtr;
 	kref_get(&cep->ref);
 	qp->cep = cep;
 	qp->sock = sock;
@@ -474,6 +493,17 @@ int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 	siw_rx_read(qp);
 	siw_tx_schedule(qp);
 	return 0;
+}
+
+/* Responder in p2p mode: the RTR arrived, the QP may transmit. */
+void siw_qp_rtr_received(struct siw_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	qp->rtr_wait = false;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	siw_tx_schedule(qp);
 }
 
 /*
@@ -581,6 +611,53 @@ int siw_modify_qp(struct ib_qp *base_qp, struct ib_qp_attr *attr, int mask,
 out_unlock:
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	return err;
+}
+
+/*
+ * What the MPA exchange negotiated, for `rdma resource show qp -dd`:
+ * revision, CRC, the RTR type of peer-to-peer mode, IRD and ORD.
+ */
+int siw_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *base_qp)
+{
+	struct siw_qp *qp = to_siw_qp(base_qp);
+	static const char * const rtr_name[] = {
+		[0] = "none",
+		[SIW_RTR_SEND] = "send",
+		[SIW_RTR_WRITE] = "write",
+		[SIW_RTR_READ] = "read",
+	};
+	struct nlattr *nest;
+	unsigned long flags;
+	bool connected;
+	u8 rev, rtr;
+	u32 ird, ord;
+	bool crc;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	connected = qp->connected;
+	rev = qp->mpa_rev;
+	crc = qp->crc;
+	rtr = qp->rtr;
+	ird = qp->ird;
+	ord = qp->ord;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (!connected)
+		return 0;
+	if (rtr >= ARRAY_SIZE(rtr_name) || !rtr_name[rtr])
+		rtr = 0;
+	nest = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!nest)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_u32(msg, "mpa_rev", rev) ||
+	    rdma_nl_put_driver_u32(msg, "mpa_crc", crc) ||
+	    rdma_nl_put_driver_string(msg, "mpa_rtr", rtr_name[rtr]) ||
+	    rdma_nl_put_driver_u32(msg, "ird", ird) ||
+	    rdma_nl_put_driver_u32(msg, "ord", ord)) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
 }
 
 int siw_query_qp(struct ib_qp *base_qp, struct ib_qp_attr *attr, int mask,

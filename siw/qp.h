@@ -21,6 +21,7 @@ struct siw_mem;
 struct siw_orq_entry {
 	struct siw_sqe sqe;
 	u32 sq_pos;
+	bool rtr;		/* the p2p RTR: no work request behind it */
 };
 
 /* Per send queue slot, kernel-private: may it complete, and how. */
@@ -69,6 +70,10 @@ struct siw_rx {
 	u32 rqe_sge_off;	/* offset in it */
 	u32 msn[SIW_QN_NUM];	/* next MSN expected per untagged queue */
 	u32 mo;			/* next MO expected on the Send queue */
+
+	/* Responder in p2p mode: the RTR type the first FPDU must be. */
+	u8 rtr_await;
+	bool rtr_frame;		/* the current FPDU is that RTR */
 
 	u8 term_body[SIW_TERM_BODY_MAX];	/* a received Terminate */
 	u32 term_have;
@@ -140,12 +145,17 @@ struct siw_qp {
 	u32 sq_get;
 	u32 sq_put;
 
-	/* Receive queue, unless the QP uses an SRQ. rq_lock: likewise. */
+	/*
+	 * Receive queue, unless the QP uses an SRQ. rq_lock: likewise, and
+	 * rq_held, which is cleared only after the held element completed,
+	 * so that a flush never completes younger elements before it.
+	 */
 	spinlock_t rq_lock;
 	struct siw_rqe *recvq;
 	struct siw_umap *rq_umap;
 	u32 rq_get;
 	u32 rq_put;
+	bool rq_held;		/* rx holds the element at rq_get - 1 */
 	struct siw_srq *srq;
 
 	struct siw_cq *scq;
@@ -155,11 +165,16 @@ struct siw_qp {
 	struct siw_cep *cep;
 	struct socket *sock;
 	bool crc;		/* MPA CRC negotiated */
+	u8 mpa_rev;		/* MPA revision negotiated */
+	u8 rtr;			/* p2p RTR type negotiated, 0: none */
+	/* Responder in p2p mode: no FPDU out before the RTR. state_lock. */
+	bool rtr_wait;
 	u32 mulpdu;		/* largest ULPDU we send */
 
 	/* Transmit: runs in tx_work only, so needs no lock of its own. */
 	struct work_struct tx_work;
 	u32 sq_next;		/* next element to start; sq_get..sq_next run */
+	u8 rtr_send;		/* initiator in p2p mode: the RTR to send first */
 	struct siw_sq_state *sq_state;	/* per slot; sq_lock */
 	bool sq_failed;		/* a work request completed in error; sq_lock */
 	u32 tx_msn[SIW_QN_NUM];	/* next MSN we send per untagged queue */
@@ -251,7 +266,10 @@ int siw_post_rqes(struct siw_rqe *ring, u32 num, u32 *put, u32 max_sge,
 void siw_sq_kick(struct siw_qp *qp);
 void siw_qp_fatal(struct siw_qp *qp, enum ib_event_type event);
 int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
-		     struct socket *sock, bool crc, u32 ird, u32 ord);
+		     struct socket *sock, const struct siw_mpa_result *res,
+		     bool initiator);
+void siw_qp_rtr_received(struct siw_qp *qp);
+int siw_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *base_qp);
 void siw_qp_disconnected(struct siw_qp *qp);
 void siw_qp_terminate(struct siw_qp *qp, enum siw_term_code code,
 		      const u8 *hdr, u32 hdr_len);

@@ -79,6 +79,7 @@ static bool siw_rx_take_rqe(struct siw_qp *qp)
 			memcpy(&rx->rqe, slot, sizeof(rx->rqe));
 			/* The slot stays VALID until it completes. */
 			rx->rqe_pos = qp->rq_get++;
+			qp->rq_held = true;
 			ok = true;
 		}
 		spin_unlock_irqrestore(&qp->rq_lock, flags);
@@ -110,15 +111,62 @@ static void siw_rx_complete_rqe(struct siw_qp *qp, u32 inval,
 {
 	struct siw_rx *rx = &qp->rx;
 
+	unsigned long flags;
+	int err;
+
 	if (!rx->have_rqe)
 		return;
 	rx->have_rqe = false;
-	/* The slot goes back before its completion shows. */
-	if (!qp->srq)
+	if (qp->srq) {
+		err = siw_rqe_complete(qp, &rx->rqe, rx->rqe_bytes, inval,
+				       status);
+	} else {
+		/* The slot goes back before its completion shows. */
 		smp_store_release(&qp->recvq[rx->rqe_pos % qp->num_rqe].flags,
 				  0);
-	if (siw_rqe_complete(qp, &rx->rqe, rx->rqe_bytes, inval, status))
+		err = siw_rqe_complete(qp, &rx->rqe, rx->rqe_bytes, inval,
+				       status);
+		/* Only now may a flush complete younger elements. */
+		spin_lock_irqsave(&qp->rq_lock, flags);
+		qp->rq_held = false;
+		spin_unlock_irqrestore(&qp->rq_lock, flags);
+	}
+	if (err)
 		siw_qp_fatal(qp, IB_EVENT_CQ_ERR);
+}
+
+/*
+ * Responder in peer-to-peer mode: the first FPDU must be the RTR we chose
+ * in the MPA reply (RFC 6581 section 8), a one-segment zero-length
+ * message. A Read RTR goes on as a Read Request and is answered like one;
+ * a Send RTR takes its MSN but no receive element.
+ */
+static enum siw_term_code siw_rx_check_rtr(struct siw_qp *qp)
+{
+	struct siw_rx *rx = &qp->rx;
+	const struct siw_hdr *h = &rx->h;
+	bool ok;
+
+	switch (rx->rtr_await) {
+	case SIW_RTR_WRITE:
+		ok = h->opcode == SIW_RDMAP_WRITE && !h->payload_len;
+		break;
+	case SIW_RTR_READ:
+		ok = h->opcode == SIW_RDMAP_READ_REQ && !h->rreq.size;
+		break;
+	case SIW_RTR_SEND:
+		ok = h->opcode == SIW_RDMAP_SEND && !h->payload_len &&
+		     !h->mo;
+		break;
+	default:
+		ok = false;
+	}
+	if (!ok || !h->last)
+		return SIW_TERM_MPA_NO_RTR;
+	rx->rtr_frame = true;
+	if (h->opcode == SIW_RDMAP_SEND)
+		return siw_ddp_check_msn(rx->msn[SIW_QN_SEND], h->msn, true);
+	return SIW_TERM_OK;
 }
 
 /* Checks a new FPDU against QP state and prepares its placement. */
@@ -129,6 +177,12 @@ static enum siw_term_code siw_rx_begin(struct siw_qp *qp)
 	struct siw_mem_view view;
 	enum siw_term_code code;
 	unsigned long flags;
+
+	if (rx->rtr_await && h->opcode != SIW_RDMAP_TERMINATE) {
+		code = siw_rx_check_rtr(qp);
+		if (code != SIW_TERM_OK || h->opcode != SIW_RDMAP_READ_REQ)
+			return code;
+	}
 
 	switch (h->opcode) {
 	case SIW_RDMAP_WRITE:
@@ -348,6 +402,7 @@ static void siw_rx_got_terminate(struct siw_qp *qp, const struct sk_buff *skb)
 	if (read_waits) {
 		e = &qp->orq[qp->orq_get % qp->orq_size];
 		pos = e->sq_pos;
+		read_waits = !e->rtr;
 		qp->orq_get++;
 	}
 	spin_unlock_irqrestore(&qp->orq_lock, flags);
@@ -367,6 +422,20 @@ static void siw_rx_end(struct siw_qp *qp, const struct sk_buff *skb)
 	u32 inval = 0;
 
 	siw_rx_put_mem(rx);
+	if (rx->rtr_frame) {
+		rx->rtr_frame = false;
+		rx->rtr_await = 0;
+		pr_debug("siw: QP %u: RTR received (%s)\n",
+			 qp->base_qp.qp_num, siw_op_name(h->opcode));
+		siw_qp_rtr_received(qp);
+		if (h->opcode == SIW_RDMAP_SEND) {
+			rx->msn[SIW_QN_SEND]++;
+			return;
+		}
+		/* A Read RTR is answered like any Read Request, below. */
+		if (h->opcode != SIW_RDMAP_READ_REQ)
+			return;
+	}
 	switch (h->opcode) {
 	case SIW_RDMAP_READ_RESP:
 		spin_lock_irqsave(&qp->orq_lock, flags);
@@ -379,11 +448,16 @@ static void siw_rx_end(struct siw_qp *qp, const struct sk_buff *skb)
 		qp->orq_get++;
 		qp->orq_done_bytes = 0;
 		spin_unlock_irqrestore(&qp->orq_lock, flags);
-		if (e.sqe.opcode == SIW_OP_READ_LOCAL_INV)
-			siw_mem_invalidate(qp->sdev, e.sqe.sge[0].lkey,
-					   qp->base_qp.pd);
-		siw_sq_mark_done(qp, e.sq_pos, SIW_WC_SUCCESS,
-				 e.sqe.num_sge ? e.sqe.sge[0].length : 0);
+		if (e.rtr) {
+			pr_debug("siw: QP %u: RTR answered\n",
+				 qp->base_qp.qp_num);
+		} else {
+			if (e.sqe.opcode == SIW_OP_READ_LOCAL_INV)
+				siw_mem_invalidate(qp->sdev, e.sqe.sge[0].lkey,
+						   qp->base_qp.pd);
+			siw_sq_mark_done(qp, e.sq_pos, SIW_WC_SUCCESS,
+					 e.sqe.num_sge ? e.sqe.sge[0].length : 0);
+		}
 		/* An ORD slot is free: the send queue may go on. */
 		siw_tx_schedule(qp);
 		return;

@@ -36,6 +36,19 @@
 #define SIW_MAX_FRMR_PAGES	(64 * 1024)
 
 /*
+ * MPA connection knobs (knobs.c): module parameters give a new device its
+ * copy, sysfs changes it. Read with READ_ONCE, each on its own: a
+ * connection copies them once when it starts.
+ */
+struct siw_knobs {
+	int mpa_rev;		/* 1 or 2 */
+	int mpa_crc;		/* 0 off, 1 offer, 2 require */
+	int mpa_p2p;		/* peer-to-peer mode with an RTR message */
+	int mpa_rtr;		/* SIW_RTR_* accepted in p2p mode */
+	int mpa_timeout_ms;	/* TCP connect plus MPA exchange */
+};
+
+/*
  * One siw device: an ib_device bound to exactly one netdev.
  *
  * netdev holds a reference (dev_hold) from link creation until
@@ -63,6 +76,7 @@ struct siw_device {
 	/* Port speed as IB enums; written under RTNL, read locklessly. */
 	u16 active_speed;
 	u8 active_width;
+	struct siw_knobs knobs;
 };
 
 struct siw_ucontext {
@@ -88,6 +102,11 @@ int siw_device_add(const char *ibdev_name, struct net_device *netdev);
 void siw_port_event(struct siw_device *sdev, enum ib_event_type type);
 int siw_port_active(struct net_device *netdev);
 void siw_update_link_speed(struct siw_device *sdev);
+
+/* knobs.c */
+void siw_knobs_init(struct siw_knobs *k);
+void siw_knobs_get(struct siw_device *sdev, struct siw_knobs *k);
+extern const struct attribute_group siw_knob_group;
 
 /* netdev.c */
 int siw_netdev_init(void);

@@ -210,7 +210,7 @@ static bool siw_tx_may_run(struct siw_qp *qp)
 	bool ok;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
-	ok = qp->connected && qp->sock &&
+	ok = qp->connected && qp->sock && !qp->rtr_wait &&
 	     (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD ||
 	      qp->state == IB_QPS_RTR || qp->state == IB_QPS_INIT);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
@@ -295,6 +295,44 @@ static int siw_tx_read_request(struct siw_qp *qp, const struct siw_sqe *sqe,
 	e->sq_pos = pos;
 	qp->orq_put++;
 	spin_unlock_irqrestore(&qp->orq_lock, flags);
+	return siw_tx_message(qp, &h, &src);
+}
+
+/*
+ * Initiator in peer-to-peer mode (RFC 6581 section 8): the RTR message,
+ * before anything else. A zero-length Read Request takes an ORQ slot like
+ * any Read, so ORD holds; its response completes no work request.
+ */
+static int siw_tx_rtr(struct siw_qp *qp, u8 type)
+{
+	struct siw_hdr h = {};
+	struct siw_tx_src src = {};
+	struct siw_orq_entry *e;
+	unsigned long flags;
+
+	switch (type) {
+	case SIW_RTR_WRITE:
+		h.opcode = SIW_RDMAP_WRITE;
+		break;
+	case SIW_RTR_SEND:
+		h.opcode = SIW_RDMAP_SEND;
+		h.msn = qp->tx_msn[SIW_QN_SEND]++;
+		break;
+	case SIW_RTR_READ:
+		h.opcode = SIW_RDMAP_READ_REQ;
+		h.msn = qp->tx_msn[SIW_QN_RREQ]++;
+		spin_lock_irqsave(&qp->orq_lock, flags);
+		e = &qp->orq[qp->orq_put % qp->orq_size];
+		memset(e, 0, sizeof(*e));
+		e->rtr = true;
+		qp->orq_put++;
+		spin_unlock_irqrestore(&qp->orq_lock, flags);
+		break;
+	default:
+		return -EINVAL;
+	}
+	pr_debug("siw: QP %u: sending RTR (%s)\n", qp->base_qp.qp_num,
+		 siw_op_name(h.opcode));
 	return siw_tx_message(qp, &h, &src);
 }
 
@@ -510,6 +548,16 @@ void siw_tx_work(struct work_struct *work)
 		if (READ_ONCE(qp->term_code) != SIW_TERM_OK) {
 			siw_tx_terminate_and_close(qp);
 			break;
+		}
+		if (qp->rtr_send) {
+			u8 type = qp->rtr_send;
+
+			qp->rtr_send = 0;
+			if (siw_tx_rtr(qp, type)) {
+				siw_qp_fatal(qp, IB_EVENT_QP_FATAL);
+				break;
+			}
+			continue;
 		}
 		spin_lock_irqsave(&qp->irq_lock, flags);
 		if (qp->irq_get != qp->irq_put) {

@@ -83,6 +83,7 @@ const struct ib_device_ops siw_verbs_ops = {
 	.destroy_qp = siw_destroy_qp,
 	.destroy_srq = siw_destroy_srq,
 	.disassociate_ucontext = siw_disassociate_ucontext,
+	.fill_res_qp_entry = siw_fill_res_qp_entry,
 	.get_dma_mr = siw_get_dma_mr,
 	.map_mr_sg = siw_map_mr_sg,
 	.mmap = siw_mmap,

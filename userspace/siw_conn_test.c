@@ -4,11 +4,17 @@
  * with both ends in this one process, so every case checks both sides.
  * Prints TAP, one line per check.
  *
- *   siw_conn_test -a ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [CASE...]
+ *   siw_conn_test -a ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS]
+ *                 [-x CMD] [-r] [CASE...]
  *
  * ADDR is the server's address (IPv4 or IPv6). The rdma_cm IDs of each
  * side are created inside the named network namespaces (/run/netns/NAME),
  * so one process can play both ends of a veth pair.
+ *
+ * The "mpa" case is for runs between devices with different MPA settings:
+ * -x CMD runs the shell command CMD while its connection is up (it checks
+ * what was negotiated, e.g. with `rdma resource show qp -dd`) and counts
+ * its exit status as a check; -r expects the connection to be refused.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,6 +37,8 @@
 
 static int case_num, case_failed;
 static const char *server_ns, *client_ns, *server_addr;
+static const char *verify_cmd;
+static int expect_refused;
 static int home_ns = -1;
 
 static void tap(int ok, const char *fmt, ...)
@@ -212,6 +220,7 @@ struct pair_opts {
 	int srv_access, cli_access;
 	int recvs;
 	const char *reject;
+	int refused;	/* the client is to get REJECTED from siw itself */
 };
 
 static int pair_connect(struct pair *p, const struct pair_opts *o)
@@ -258,6 +267,13 @@ static int pair_connect(struct pair *p, const struct pair_opts *o)
 	enter_ns(NULL);
 	if (rdma_connect(p->cli.id, &cp))
 		return -1;
+	if (o->refused) {
+		/* The MPA exchange fails: no request reaches the server. */
+		if (expect_event(p->cli.ec, RDMA_CM_EVENT_REJECTED, &ev))
+			return -1;
+		rdma_ack_cm_event(ev);
+		return wait_event(p->srv.ec, 500, &ev) < 0 ? 2 : -1;
+	}
 
 	if (expect_event(p->srv.ec, RDMA_CM_EVENT_CONNECT_REQUEST, &ev))
 		return -1;
@@ -657,6 +673,121 @@ static void case_reject(void)
 	pair_destroy(&p);
 }
 
+/*
+ * Send with Invalidate naming a plain MR, which only its owner may
+ * invalidate (remote invalidation is for fast-register MRs and windows):
+ * the server's receive completes with a remote invalidate request error,
+ * the server sends a Terminate, and the client's later work is flushed.
+ * The valid case needs a fast-register MR, which only kernel users have.
+ */
+static void case_sendinv(void)
+{
+	struct pair_opts o = { .srv_access = DEFAULT_ACCESS,
+			       .cli_access = DEFAULT_ACCESS, .recvs = 1 };
+	struct ibv_send_wr wr = { 0 }, *bad;
+	struct ibv_async_event aev;
+	struct pollfd pfd;
+	struct ibv_wc wc[4];
+	struct ibv_sge sg;
+	struct pair p;
+	int ok, n;
+
+	if (pair_connect(&p, &o)) {
+		tap(0, "sendinv: connect");
+		goto out;
+	}
+	fill(p.cli.buf, 100, 9);
+	sg = (struct ibv_sge){ (uintptr_t)p.cli.buf, 100, p.cli.mr->lkey };
+	wr = (struct ibv_send_wr){ .wr_id = 41, .sg_list = &sg, .num_sge = 1,
+				   .opcode = IBV_WR_SEND_WITH_INV,
+				   .send_flags = IBV_SEND_SIGNALED };
+	wr.invalidate_rkey = p.srv.mr->rkey;
+	ok = ibv_post_send(p.cli.id->qp, &wr, &bad) == 0;
+	ok = ok && poll_n(p.cli.cq, wc, 1) == 1 && wc[0].wr_id == 41 &&
+	     wc[0].opcode == IBV_WC_SEND;
+	tap(ok, "sendinv: the send with invalidate leaves the client");
+	ok = poll_n(p.srv.cq, wc, 1) == 1 &&
+	     wc[0].status == IBV_WC_REM_INV_REQ_ERR && wc[0].wr_id == 1000;
+	tap(ok, "sendinv: invalidating a plain MR fails the receive with a remote invalidate request error (status %d)",
+	    wc[0].status);
+	/* The Terminate reaches the client: its QP goes to error. */
+	pfd = (struct pollfd){ .fd = p.cli.id->verbs->async_fd,
+			       .events = POLLIN };
+	fcntl(pfd.fd, F_SETFL, fcntl(pfd.fd, F_GETFL) | O_NONBLOCK);
+	ok = poll(&pfd, 1, 5000) == 1 &&
+	     !ibv_get_async_event(p.cli.id->verbs, &aev);
+	if (ok) {
+		ok = aev.event_type == IBV_EVENT_QP_FATAL;
+		ibv_ack_async_event(&aev);
+	}
+	tap(ok, "sendinv: the client gets IBV_EVENT_QP_FATAL from the Terminate");
+	send_wr(&p.cli, IBV_WR_SEND, &sg, 1, 0, 0, 0, 42);
+	n = poll_n(p.cli.cq, wc, 1);
+	tap(n == 1 && wc[0].wr_id == 42 && wc[0].status == IBV_WC_WR_FLUSH_ERR,
+	    "sendinv: the client's next send is flushed (status %d)",
+	    n == 1 ? (int)wc[0].status : -1);
+out:
+	pair_destroy(&p);
+}
+
+/*
+ * One connection between devices with whatever MPA settings the caller
+ * gave them: a Send, a Write and a Read, each with its data checked, then
+ * the caller's check of what was negotiated (-x), or with -r a refusal.
+ */
+static void case_mpa(void)
+{
+	struct pair_opts o = { .srv_access = DEFAULT_ACCESS,
+			       .cli_access = DEFAULT_ACCESS, .recvs = 1,
+			       .refused = expect_refused };
+	struct ibv_wc wc[2];
+	struct ibv_sge sg;
+	struct pair p;
+	uint64_t raddr;
+	int r, ok;
+
+	r = pair_connect(&p, &o);
+	if (expect_refused) {
+		tap(r == 2, "mpa: the connection is refused");
+		goto out;
+	}
+	if (r) {
+		tap(0, "mpa: connect");
+		goto out;
+	}
+	fill(p.cli.buf, 3000, 5);
+	sg = (struct ibv_sge){ (uintptr_t)p.cli.buf, 3000, p.cli.mr->lkey };
+	send_wr(&p.cli, IBV_WR_SEND, &sg, 1, 0, 0, 0, 51);
+	ok = poll_n(p.cli.cq, wc, 1) == 1 && wc[0].status == IBV_WC_SUCCESS;
+	ok = ok && poll_n(p.srv.cq, wc, 1) == 1 &&
+	     wc[0].status == IBV_WC_SUCCESS && wc[0].byte_len == 3000 &&
+	     !memcmp(p.srv.buf, p.cli.buf, 3000);
+	tap(ok, "mpa: a send arrives intact");
+
+	raddr = (uintptr_t)p.srv.buf + 65536;
+	fill(p.cli.buf + 65536, 65536, 6);
+	sg = (struct ibv_sge){ (uintptr_t)p.cli.buf + 65536, 65536,
+			       p.cli.mr->lkey };
+	send_wr(&p.cli, IBV_WR_RDMA_WRITE, &sg, 1, 0, raddr, p.srv.mr->rkey,
+		52);
+	ok = poll_n(p.cli.cq, wc, 1) == 1 && wc[0].status == IBV_WC_SUCCESS;
+	sg = (struct ibv_sge){ (uintptr_t)p.cli.buf + 262144, 65536,
+			       p.cli.mr->lkey };
+	send_wr(&p.cli, IBV_WR_RDMA_READ, &sg, 1, 0, raddr, p.srv.mr->rkey,
+		53);
+	ok = ok && poll_n(p.cli.cq, wc, 1) == 1 &&
+	     wc[0].status == IBV_WC_SUCCESS && wc[0].wr_id == 53;
+	tap(ok && !memcmp(p.srv.buf + 65536, p.cli.buf + 65536, 65536) &&
+	    !memcmp(p.cli.buf + 262144, p.cli.buf + 65536, 65536),
+	    "mpa: a 64 KiB write lands and a read returns it");
+	if (verify_cmd) {
+		r = system(verify_cmd);
+		tap(r == 0, "mpa: %s", verify_cmd);
+	}
+out:
+	pair_destroy(&p);
+}
+
 static const struct {
 	const char *name;
 	void (*run)(void);
@@ -667,6 +798,8 @@ static const struct {
 	{ "access", case_access },
 	{ "disconnect", case_disconnect },
 	{ "reject", case_reject },
+	{ "sendinv", case_sendinv },
+	{ "mpa", case_mpa },
 };
 
 #define NCASES (int)(sizeof(cases) / sizeof(cases[0]))
@@ -675,7 +808,7 @@ static void usage(const char *prog)
 {
 	int i;
 
-	fprintf(stderr, "usage: %s -a SERVER_ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [CASE...]\ncases:",
+	fprintf(stderr, "usage: %s -a SERVER_ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [-x CMD] [-r] [CASE...]\ncases:",
 		prog);
 	for (i = 0; i < NCASES; i++)
 		fprintf(stderr, " %s", cases[i].name);
@@ -686,7 +819,7 @@ int main(int argc, char **argv)
 {
 	int opt, i, a;
 
-	while ((opt = getopt(argc, argv, "a:S:C:h")) != -1) {
+	while ((opt = getopt(argc, argv, "a:S:C:x:rh")) != -1) {
 		switch (opt) {
 		case 'a':
 			server_addr = optarg;
@@ -696,6 +829,12 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			client_ns = optarg;
+			break;
+		case 'x':
+			verify_cmd = optarg;
+			break;
+		case 'r':
+			expect_refused = 1;
 			break;
 		default:
 			usage(argv[0]);

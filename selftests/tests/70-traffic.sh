@@ -15,17 +15,17 @@ if [ "${SIW_TOPO:-veth}" = lo ]; then
 	# Loopback: client and server on one host, one netdev in the initial
 	# namespace; rdma_cm needs the address of the netdev siw is on.
 	trap 'ip link del siwlo0 2>/dev/null' EXIT
-	check "dummy netdev siwlo0 with 192.0.2.100" \
-		sh -c "ip link add siwlo0 type dummy && ip addr add 192.0.2.100/24 dev siwlo0 && ip link set siwlo0 up"
+	check "dummy netdev siwlo0 with 192.0.2.100 and 2001:db8::100" \
+		sh -c "ip link add siwlo0 type dummy && ip addr add 192.0.2.100/24 dev siwlo0 && ip -6 addr add 2001:db8::100/64 dev siwlo0 nodad && ip link set siwlo0 up"
 	check "rdma link add siw_lo on siwlo0" rdma link add siw_lo type siw netdev siwlo0
-	addr=192.0.2.100
+	addr=192.0.2.100 addr6=2001:db8::100
 	sns=- cns=-
 	where="loopback"
 else
 	check "veth pair between two namespaces" setup_veth_pair
 	check "siw on $IF1" n1 rdma link add siw_a type siw netdev "$IF1"
 	check "siw on $IF2" n2 rdma link add siw_b type siw netdev "$IF2"
-	addr=192.0.2.1
+	addr=192.0.2.1 addr6=2001:db8::1
 	sns=$NS1 cns=$NS2
 	where="veth"
 fi
@@ -37,6 +37,15 @@ for size in 23 4096 65535; do
 		"rping -s -a $addr -V -C 100 -S $size" \
 		"rping -c -a $addr -V -C 100 -S $size"
 done
+
+# IPv6 to a specific address, and servers on each family's wildcard.
+cs "rping -V -C 100 over IPv6" 240 \
+	"rping -s -a $addr6 -V -C 100 -S 4096" \
+	"rping -c -a $addr6 -V -C 100 -S 4096"
+cs "rping, server on 0.0.0.0" 240 "rping -s -a 0.0.0.0 -V -C 20" \
+	"rping -c -a $addr -V -C 20"
+cs "rping, server on ::, client over IPv6" 240 "rping -s -a :: -V -C 20" \
+	"rping -c -a $addr6 -V -C 20"
 
 # perftest over rdma_cm, every tool over all sizes (-a); the bandwidth
 # tools also bidirectional (-b) and with four QPs (-q 4). -n keeps the
@@ -57,15 +66,20 @@ cs "rstream with data verification" 120 "rstream -T v -S 65536 -C 100" \
 	"rstream -T v -S 65536 -C 100 -s $addr"
 cs "rdma_server / rdma_client" 60 "rdma_server" "rdma_client -s $addr"
 
-# The cases of our own test program, both ends in one process.
+# The cases of our own test program, both ends in one process; then its
+# data cases again over IPv6.
 prog=$SIW_DIR/userspace/siw_conn_test
-if [ "$sns" = - ]; then
-	echo "+ $prog -a $addr"
-	timeout 240 "$prog" -a "$addr"
-else
-	echo "+ $prog -a $addr -S $sns -C $cns"
-	timeout 240 "$prog" -a "$addr" -S "$sns" -C "$cns"
-fi
+conn_test() { # ADDR CASE...
+	local a=$1 ns=()
+	shift
+	[ "$sns" = - ] || ns=(-S "$sns" -C "$cns")
+	echo "+ $prog -a $a ${ns[*]} $*"
+	timeout 240 "$prog" -a "$a" "${ns[@]}" "$@" |
+		sed "s/^\(\(not \)\?ok\) [0-9]* - /\1 - $a: /"
+	[ "${PIPESTATUS[0]}" = 0 ] || fail "siw_conn_test -a $a $*: exit status"
+}
+conn_test "$addr"
+conn_test "$addr6" send rdma mpa
 
 check_wait "no QP, CQ, MR or PD is left" 10 no_siw_resources
 check "modprobe -r siw" modprobe -r siw

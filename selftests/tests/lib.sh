@@ -171,9 +171,12 @@ client_server() {
 }
 
 # The kernel knows no siw QP, CQ, MR or PD any more (rdma resource show).
+# On failure it prints what is left.
 no_siw_resources() {
-	! rdma resource show qp 2>/dev/null | grep -q siw &&
-	! rdma resource show cq 2>/dev/null | grep -q siw &&
-	! rdma resource show mr 2>/dev/null | grep -q siw &&
-	! rdma resource show pd 2>/dev/null | grep -q siw
+	local left
+	left=$(for r in qp cq mr pd; do rdma resource show $r 2>/dev/null; done |
+		grep siw)
+	[ -z "$left" ] && return 0
+	echo "$left"
+	return 1
 }

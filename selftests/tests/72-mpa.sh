@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# timeout: 900
+# The MPA knobs: module parameters and their per-device twins in sysfs
+# (/sys/class/infiniband/<dev>/mpa/), and connections between two siw
+# devices configured differently: revision 1 and 2 (either side lower),
+# CRC off/offered/required in every pairing, peer-to-peer mode with each
+# ready-to-receive message, p2p on one side only, no common RTR (refused).
+# Each connection moves a Send, a Write and a Read with their data checked,
+# and both QPs report what was negotiated (rdma resource show qp -dd).
+# Also: a silent peer cannot hold a connection attempt past the timeout.
+. "$(dirname "$0")/lib.sh"
+require rdma rping busybox
+trap cleanup_netns EXIT
+
+prog=$SIW_DIR/userspace/siw_conn_test
+expect=$SIW_DIR/selftests/tests/mpa-expect.sh
+knob() { echo "$3" > "/sys/class/infiniband/$1/mpa/$2"; }
+knob_rejects() { ! knob "$@" 2>/dev/null; }
+param_rejects() { ! echo "$2" > "/sys/module/siw/parameters/$1" 2>/dev/null; }
+reads() { [ "$(cat "$1")" = "$2" ]; }
+
+load_siw
+check "modinfo siw lists the five MPA parameters" sh -c \
+	'[ "$(modinfo -p siw | grep -cE "^mpa_(rev|crc|p2p|rtr|timeout_ms):")" = 5 ]'
+for bad in "mpa_rev 3" "mpa_rev 0" "mpa_crc 3" "mpa_p2p 2" "mpa_rtr 0" \
+	   "mpa_rtr 8" "mpa_timeout_ms 0" "mpa_rev x"; do
+	check "module parameter refuses ${bad/ /=}" param_rejects $bad
+done
+check "veth pair between two namespaces" setup_veth_pair
+check "module parameter mpa_crc=2 is taken" sh -c 'echo 2 > /sys/module/siw/parameters/mpa_crc'
+check "siw on $IF1" n1 rdma link add siw_a type siw netdev "$IF1"
+check "a new device takes the module parameters" reads /sys/class/infiniband/siw_a/mpa/crc 2
+check "module parameter mpa_crc=0 again" sh -c 'echo 0 > /sys/module/siw/parameters/mpa_crc'
+check "siw on $IF2" n2 rdma link add siw_b type siw netdev "$IF2"
+check "siw_b has crc 0, siw_a still 2" sh -c \
+	'[ "$(cat /sys/class/infiniband/siw_b/mpa/crc)" = 0 ] && [ "$(cat /sys/class/infiniband/siw_a/mpa/crc)" = 2 ]'
+for bad in "rev 3" "crc -1" "p2p 5" "rtr 9" "timeout_ms 50" "rev two"; do
+	check "sysfs mpa/${bad% *} refuses ${bad#* }" knob_rejects siw_a $bad
+done
+check "sysfs mpa/rtr takes 5" sh -c 'echo 5 > /sys/class/infiniband/siw_a/mpa/rtr && [ "$(cat /sys/class/infiniband/siw_a/mpa/rtr)" = 5 ]'
+
+# set DEV REV CRC P2P RTR
+set_dev() {
+	knob "$1" rev "$2" && knob "$1" crc "$3" && knob "$1" p2p "$4" &&
+	knob "$1" rtr "$5"
+}
+# conn NAME "A: rev crc p2p rtr" "B: ..." EXPECT (REV CRC RTR, or refused)
+# siw_a (server, NS1) responds; siw_b (client, NS2) initiates.
+conn() {
+	local name=$1 a=$2 b=$3 want=$4
+	set_dev siw_a $a && set_dev siw_b $b || { fail "$name: set knobs"; return; }
+	echo "# $name: responder siw_a rev/crc/p2p/rtr $a, initiator siw_b $b, want $want"
+	if [ "$want" = refused ]; then
+		timeout 60 "$prog" -a 192.0.2.1 -S "$NS1" -C "$NS2" -r mpa |
+			sed "s/^\(\(not \)\?ok\) [0-9]* - /\1 - $name: /" | grep -v '^1\.\.\|^TAP'
+	else
+		timeout 60 "$prog" -a 192.0.2.1 -S "$NS1" -C "$NS2" \
+			-x "$expect $want" mpa |
+			sed "s/^\(\(not \)\?ok\) [0-9]* - /\1 - $name: /" | grep -v '^1\.\.\|^TAP'
+	fi
+	[ "${PIPESTATUS[0]}" = 0 ] || fail "$name: siw_conn_test exited with an error"
+}
+
+conn "rev 2 both"            "2 0 0 6" "2 0 0 6" "2 0 none"
+conn "rev 1 initiator"       "2 0 0 6" "1 0 0 6" "1 0 none"
+conn "rev 1 responder"       "1 0 0 6" "2 0 0 6" "1 0 none"
+conn "rev 1 both"            "1 0 0 6" "1 0 0 6" "1 0 none"
+conn "rev 1 crc required"    "1 2 0 6" "1 0 0 6" "1 1 none"
+for rc in 0 1 2; do
+	for ic in 0 1 2; do
+		want=1
+		[ $rc = 0 ] && [ $ic = 0 ] && want=0
+		conn "crc responder $rc initiator $ic" "2 $rc 0 6" "2 $ic 0 6" "2 $want none"
+	done
+done
+conn "p2p rtr write"         "2 0 1 2" "2 0 1 2" "2 0 write"
+conn "p2p rtr read"          "2 0 1 4" "2 0 1 4" "2 0 read"
+conn "p2p rtr send"          "2 0 1 1" "2 0 1 1" "2 0 send"
+conn "p2p write preferred"   "2 0 1 7" "2 0 1 6" "2 0 write"
+conn "p2p read of 7 and 4"   "2 0 1 7" "2 0 1 4" "2 0 read"
+conn "p2p send of 1 and 7"   "2 0 1 1" "2 0 1 7" "2 0 send"
+conn "p2p read, crc required" "2 2 1 4" "2 0 1 4" "2 1 read"
+conn "p2p initiator only"    "2 0 0 6" "2 0 1 6" "2 0 none"
+conn "p2p responder only"    "2 0 1 6" "2 0 0 6" "2 0 none"
+conn "p2p with a rev 1 peer" "2 0 1 6" "1 0 1 6" "1 0 none"
+conn "p2p no common rtr"     "2 0 1 4" "2 0 1 1" refused
+set_dev siw_a 2 0 0 6
+set_dev siw_b 2 0 0 6
+
+# A silent responder: TCP accepts, no MPA reply ever comes.
+knob siw_b timeout_ms 2000
+n1 sh -c 'sleep 100 | busybox nc -l -p 7999' > /dev/null 2>&1 &
+nc_pid=$!
+wait_for 10 sh -c "ip netns exec $NS1 ss -ltnH | grep -q ':7999 '"
+start=$(date +%s)
+check_fails "a silent responder: the connect fails (rping -c)" \
+	n2 timeout 60 rping -c -a 192.0.2.1 -p 7999 -C 1
+took=$(( $(date +%s) - start ))
+check "... within the 2 s timeout plus slack (took ${took}s)" test "$took" -lt 30
+pkill -9 -f 'sleep 100' 2>/dev/null
+pkill -9 -f 'busybox nc' 2>/dev/null
+wait $nc_pid 2>/dev/null
+
+# A silent initiator: TCP connects to a siw listener and sends nothing;
+# the listener's side closes it once the timeout has passed.
+knob siw_a timeout_ms 5000
+n1 rping -s -a 192.0.2.1 -p 7998 -C 1 > /dev/null 2>&1 &
+rp_pid=$!
+wait_for 10 sh -c "ip netns exec $NS1 ss -ltnH | grep -q ':7998 '"
+n2 sh -c 'sleep 100 | busybox nc 192.0.2.1 7998' > /dev/null 2>&1 &
+nc_pid=$!
+silent_conn() { ip netns exec "$NS2" ss -tnH state established dst 192.0.2.1:7998 | grep -q .; }
+check_wait "a silent initiator's TCP connection is up" 10 silent_conn
+start=$(date +%s)
+check_wait "... and closed by the listener's 5 s timeout (30 s allowed)" 30 \
+	sh -c "! ip netns exec $NS2 ss -tnH state established dst 192.0.2.1:7998 | grep -q ."
+echo "# closed after $(( $(date +%s) - start ))s"
+# n1/n2 are functions: $! is a subshell, so end the programs by name.
+pkill -9 -f 'rping -s -a 192.0.2.1 -p 7998' 2>/dev/null
+pkill -9 -f 'sleep 100' 2>/dev/null
+pkill -9 -f 'busybox nc' 2>/dev/null
+wait $rp_pid $nc_pid 2>/dev/null
+knob siw_a timeout_ms 10000
+knob siw_b timeout_ms 10000
+
+check_wait "no QP, CQ, MR or PD is left" 10 no_siw_resources
+check "modprobe -r siw" modprobe -r siw

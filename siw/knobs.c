@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+/*
+ * The MPA connection knobs: module parameters that give every new device
+ * its defaults, and per device the same knobs in sysfs, under
+ * /sys/class/infiniband/<dev>/mpa/, so that one siw device can talk to a
+ * hardware RNIC with other settings than its neighbour uses for siw.
+ *
+ * A connection takes a copy of its device's knobs when it starts (connect,
+ * or a listener accepting a TCP connection); a change applies to
+ * connections started afterwards.
+ */
+#include <linux/device.h>
+#include <linux/kernel.h>
+#include <linux/moduleparam.h>
+#include <linux/sysfs.h>
+
+#include "siw.h"
+
+/* Defaults for new devices; each is checked like its sysfs twin. */
+static struct siw_knobs siw_default_knobs = {
+	.mpa_rev = 2,
+	.mpa_crc = 0,
+	.mpa_p2p = 0,
+	.mpa_rtr = SIW_RTR_WRITE | SIW_RTR_READ,
+	.mpa_timeout_ms = 10000,
+};
+
+/* Valid values of each knob. */
+struct siw_knob_range {
+	const char *name;
+	size_t offset;
+	int min, max;
+};
+
+#define SIW_KNOB(n, lo, hi) \
+	{ #n, offsetof(struct siw_knobs, n), lo, hi }
+
+static const struct siw_knob_range siw_knob_ranges[] = {
+	SIW_KNOB(mpa_rev, 1, 2),
+	SIW_KNOB(mpa_crc, 0, 2),
+	SIW_KNOB(mpa_p2p, 0, 1),
+	SIW_KNOB(mpa_rtr, 1, SIW_RTR_ALL),
+	SIW_KNOB(mpa_timeout_ms, 100, 600000),
+};
+
+static const struct siw_knob_range *siw_knob_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(siw_knob_ranges); i++)
+		if (!strcmp(siw_knob_ranges[i].name, name))
+			return &siw_knob_ranges[i];
+	return NULL;
+}
+
+static int siw_knob_parse(const struct siw_knob_range *r, const char *buf,
+			  int *val)
+{
+	int v;
+
+	if (kstrtoint(buf, 0, &v))
+		return -EINVAL;
+	if (v < r->min || v > r->max)
+		return -EINVAL;
+	*val = v;
+	return 0;
+}
+
+static int *siw_knob_ptr(struct siw_knobs *k, const struct siw_knob_range *r)
+{
+	return (int *)((u8 *)k + r->offset);
+}
+
+/* --- module parameters ---------------------------------------------------- */
+
+static int siw_param_set(const char *val, const struct kernel_param *kp)
+{
+	const struct siw_knob_range *r = siw_knob_find(kp->name);
+	int v, err;
+
+	if (!r)
+		return -EINVAL;
+	err = siw_knob_parse(r, val, &v);
+	if (err)
+		return err;
+	WRITE_ONCE(*(int *)kp->arg, v);
+	return 0;
+}
+
+static const struct kernel_param_ops siw_param_ops = {
+	.set = siw_param_set,
+	.get = param_get_int,
+};
+
+#define SIW_PARAM(n, desc) \
+	module_param_cb(n, &siw_param_ops, &siw_default_knobs.n, 0644); \
+	MODULE_PARM_DESC(n, desc)
+
+SIW_PARAM(mpa_rev,
+	  "MPA revision new devices speak: 1, or 2 (RFC 6581, default); per device: mpa/rev");
+SIW_PARAM(mpa_crc,
+	  "MPA CRC of new devices: 0 do not ask (a peer's request is honoured, default), 1 offer, 2 require; per device: mpa/crc");
+SIW_PARAM(mpa_p2p,
+	  "Peer-to-peer mode with a ready-to-receive (RTR) message (MPA revision 2): 0 off (default), 1 on; per device: mpa/p2p");
+SIW_PARAM(mpa_rtr,
+	  "RTR messages accepted in peer-to-peer mode, a mask: 1 zero-length Send, 2 zero-length RDMA Write, 4 zero-length RDMA Read (default 6); per device: mpa/rtr");
+SIW_PARAM(mpa_timeout_ms,
+	  "Time a TCP connect plus MPA exchange may take, in ms (100-600000, default 10000); per device: mpa/timeout_ms");
+
+void siw_knobs_init(struct siw_knobs *k)
+{
+	k->mpa_rev = READ_ONCE(siw_default_knobs.mpa_rev);
+	k->mpa_crc = READ_ONCE(siw_default_knobs.mpa_crc);
+	k->mpa_p2p = READ_ONCE(siw_default_knobs.mpa_p2p);
+	k->mpa_rtr = READ_ONCE(siw_default_knobs.mpa_rtr);
+	k->mpa_timeout_ms = READ_ONCE(siw_default_knobs.mpa_timeout_ms);
+}
+
+void siw_knobs_get(struct siw_device *sdev, struct siw_knobs *k)
+{
+	k->mpa_rev = READ_ONCE(sdev->knobs.mpa_rev);
+	k->mpa_crc = READ_ONCE(sdev->knobs.mpa_crc);
+	k->mpa_p2p = READ_ONCE(sdev->knobs.mpa_p2p);
+	k->mpa_rtr = READ_ONCE(sdev->knobs.mpa_rtr);
+	k->mpa_timeout_ms = READ_ONCE(sdev->knobs.mpa_timeout_ms);
+}
+
+/* --- sysfs: /sys/class/infiniband/<dev>/mpa/ ------------------------------ */
+
+/* The knob behind an attribute: its file name without the "mpa_" prefix. */
+static const struct siw_knob_range *siw_attr_knob(struct device_attribute *a)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "mpa_%s", a->attr.name);
+	return siw_knob_find(name);
+}
+
+static ssize_t siw_knob_show(struct device *dev, struct device_attribute *a,
+			     char *buf)
+{
+	struct siw_device *sdev =
+		rdma_device_to_drv_device(dev, struct siw_device, base_dev);
+	const struct siw_knob_range *r = siw_attr_knob(a);
+
+	if (!r)
+		return -EINVAL;
+	return sysfs_emit(buf, "%d\n", READ_ONCE(*siw_knob_ptr(&sdev->knobs, r)));
+}
+
+static ssize_t siw_knob_store(struct device *dev, struct device_attribute *a,
+			      const char *buf, size_t count)
+{
+	struct siw_device *sdev =
+		rdma_device_to_drv_device(dev, struct siw_device, base_dev);
+	const struct siw_knob_range *r = siw_attr_knob(a);
+	int v, err;
+
+	if (!r)
+		return -EINVAL;
+	err = siw_knob_parse(r, buf, &v);
+	if (err)
+		return err;
+	WRITE_ONCE(*siw_knob_ptr(&sdev->knobs, r), v);
+	return count;
+}
+
+#define SIW_KNOB_ATTR(n) \
+	static struct device_attribute siw_attr_##n = \
+		__ATTR(n, 0644, siw_knob_show, siw_knob_store)
+
+SIW_KNOB_ATTR(rev);
+SIW_KNOB_ATTR(crc);
+SIW_KNOB_ATTR(p2p);
+SIW_KNOB_ATTR(rtr);
+SIW_KNOB_ATTR(timeout_ms);
+
+static struct attribute *siw_knob_attrs[] = {
+	&siw_attr_rev.attr,
+	&siw_attr_crc.attr,
+	&siw_attr_p2p.attr,
+	&siw_attr_rtr.attr,
+	&siw_attr_timeout_ms.attr,
+	NULL,
+};
+
+const struct attribute_group siw_knob_group = {
+	.name = "mpa",
+	.attrs = siw_knob_attrs,
+};
