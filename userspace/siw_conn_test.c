@@ -332,6 +332,22 @@ static int poll_n(struct ibv_cq *cq, struct ibv_wc *wc, int n)
 	return got;
 }
 
+/* Waits up to ms for the next async event of ctx; true if it is want. */
+static int got_async_event(struct ibv_context *ctx, enum ibv_event_type want,
+			   int ms)
+{
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event aev;
+	int ok;
+
+	fcntl(pfd.fd, F_SETFL, fcntl(pfd.fd, F_GETFL) | O_NONBLOCK);
+	if (poll(&pfd, 1, ms) != 1 || ibv_get_async_event(ctx, &aev))
+		return 0;
+	ok = aev.event_type == want;
+	ibv_ack_async_event(&aev);
+	return ok;
+}
+
 static void fill(char *p, size_t n, unsigned int seed)
 {
 	size_t i;
@@ -546,12 +562,10 @@ static void case_access(void)
 		struct pair_opts o = { .srv_access = DEFAULT_ACCESS,
 				       .cli_access = DEFAULT_ACCESS,
 				       .recvs = 2 };
-		struct ibv_async_event aev;
 		struct ibv_pd *pd2 = NULL;
 		struct ibv_mr *mr2 = NULL;
 		struct ibv_wc wc[4];
 		struct ibv_sge sg;
-		struct pollfd pfd;
 		struct pair p;
 		uint64_t raddr;
 		uint32_t rkey;
@@ -599,15 +613,8 @@ static void case_access(void)
 		     wc[1].status == IBV_WC_WR_FLUSH_ERR;
 		tap(ok, "access %s: the target's receives are flushed (%d)",
 		    kinds[k].name, n);
-		pfd = (struct pollfd){ .fd = p.srv.id->verbs->async_fd,
-				       .events = POLLIN };
-		fcntl(pfd.fd, F_SETFL, fcntl(pfd.fd, F_GETFL) | O_NONBLOCK);
-		ok = poll(&pfd, 1, 2000) == 1 &&
-		     !ibv_get_async_event(p.srv.id->verbs, &aev);
-		if (ok) {
-			ok = aev.event_type == IBV_EVENT_QP_ACCESS_ERR;
-			ibv_ack_async_event(&aev);
-		}
+		ok = got_async_event(p.srv.id->verbs, IBV_EVENT_QP_ACCESS_ERR,
+				     2000);
 		tap(ok, "access %s: the target gets IBV_EVENT_QP_ACCESS_ERR",
 		    kinds[k].name);
 		if (mr2)
@@ -685,8 +692,6 @@ static void case_sendinv(void)
 	struct pair_opts o = { .srv_access = DEFAULT_ACCESS,
 			       .cli_access = DEFAULT_ACCESS, .recvs = 1 };
 	struct ibv_send_wr wr = { 0 }, *bad;
-	struct ibv_async_event aev;
-	struct pollfd pfd;
 	struct ibv_wc wc[4];
 	struct ibv_sge sg;
 	struct pair p;
@@ -711,15 +716,7 @@ static void case_sendinv(void)
 	tap(ok, "sendinv: invalidating a plain MR fails the receive with a remote invalidate request error (status %d)",
 	    wc[0].status);
 	/* The Terminate reaches the client: its QP goes to error. */
-	pfd = (struct pollfd){ .fd = p.cli.id->verbs->async_fd,
-			       .events = POLLIN };
-	fcntl(pfd.fd, F_SETFL, fcntl(pfd.fd, F_GETFL) | O_NONBLOCK);
-	ok = poll(&pfd, 1, 5000) == 1 &&
-	     !ibv_get_async_event(p.cli.id->verbs, &aev);
-	if (ok) {
-		ok = aev.event_type == IBV_EVENT_QP_FATAL;
-		ibv_ack_async_event(&aev);
-	}
+	ok = got_async_event(p.cli.id->verbs, IBV_EVENT_QP_FATAL, 5000);
 	tap(ok, "sendinv: the client gets IBV_EVENT_QP_FATAL from the Terminate");
 	send_wr(&p.cli, IBV_WR_SEND, &sg, 1, 0, 0, 0, 42);
 	n = poll_n(p.cli.cq, wc, 1);
