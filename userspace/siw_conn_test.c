@@ -87,7 +87,12 @@ struct end {
 struct pair {
 	struct end srv, cli;
 	struct rdma_cm_id *listen_id;
+	/* With pair_opts.pdata: each side got the other's private data. */
+	int srv_got_pd, cli_got_pd;
 };
+
+/* Private data of the largest size rdma_cm carries (a u8 length). */
+#define PDATA_MAX	255
 
 /* Waits for the next CM event on ec, up to ms. Returns its type or -1. */
 static int wait_event(struct rdma_event_channel *ec, int ms,
@@ -221,19 +226,40 @@ struct pair_opts {
 	int recvs;
 	const char *reject;
 	int refused;	/* the client is to get REJECTED from siw itself */
+	int pdata;	/* both sides send PDATA_MAX bytes of private data */
 };
+
+static void pdata_fill(unsigned char *pd, unsigned char seed)
+{
+	int i;
+
+	for (i = 0; i < PDATA_MAX; i++)
+		pd[i] = (unsigned char)(seed + i * 3);
+}
+
+static int pdata_is(const struct rdma_conn_param *c, unsigned char seed)
+{
+	unsigned char want[PDATA_MAX];
+
+	pdata_fill(want, seed);
+	return c->private_data_len >= PDATA_MAX &&
+	       !memcmp(c->private_data, want, PDATA_MAX);
+}
 
 static int pair_connect(struct pair *p, const struct pair_opts *o)
 {
 	struct rdma_conn_param cp = { .responder_resources = 16,
 				      .initiator_depth = 16,
 				      .retry_count = 7 };
+	unsigned char cli_pd[PDATA_MAX], srv_pd[PDATA_MAX];
 	struct sockaddr_storage dst;
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *sid;
 	int i;
 
 	memset(p, 0, sizeof(*p));
+	pdata_fill(cli_pd, 1);
+	pdata_fill(srv_pd, 2);
 	if (get_addr(server_addr, &dst))
 		return -1;
 
@@ -265,6 +291,10 @@ static int pair_connect(struct pair *p, const struct pair_opts *o)
 		return -1;
 	}
 	enter_ns(NULL);
+	if (o->pdata) {
+		cp.private_data = cli_pd;
+		cp.private_data_len = PDATA_MAX;
+	}
 	if (rdma_connect(p->cli.id, &cp))
 		return -1;
 	if (o->refused) {
@@ -278,6 +308,7 @@ static int pair_connect(struct pair *p, const struct pair_opts *o)
 	if (expect_event(p->srv.ec, RDMA_CM_EVENT_CONNECT_REQUEST, &ev))
 		return -1;
 	sid = ev->id;
+	p->srv_got_pd = pdata_is(&ev->param.conn, 1);
 	rdma_ack_cm_event(ev);
 	if (o->reject) {
 		rdma_reject(sid, o->reject, strlen(o->reject) + 1);
@@ -291,11 +322,15 @@ static int pair_connect(struct pair *p, const struct pair_opts *o)
 	for (i = 0; i < o->recvs; i++)
 		if (post_recv(&p->srv, 1000 + i, (uint64_t)i * 4096, 4096))
 			return -1;
+	if (o->pdata)
+		cp.private_data = srv_pd;
 	if (rdma_accept(sid, &cp))
 		return -1;
 	if (expect_event(p->srv.ec, RDMA_CM_EVENT_ESTABLISHED, NULL) ||
-	    expect_event(p->cli.ec, RDMA_CM_EVENT_ESTABLISHED, NULL))
+	    expect_event(p->cli.ec, RDMA_CM_EVENT_ESTABLISHED, &ev))
 		return -1;
+	p->cli_got_pd = pdata_is(&ev->param.conn, 2);
+	rdma_ack_cm_event(ev);
 	return 0;
 }
 
@@ -332,19 +367,31 @@ static int poll_n(struct ibv_cq *cq, struct ibv_wc *wc, int n)
 	return got;
 }
 
-/* Waits up to ms for the next async event of ctx; true if it is want. */
-static int got_async_event(struct ibv_context *ctx, enum ibv_event_type want,
+/*
+ * Waits up to ms for async event want on qp. Other events are skipped:
+ * on loopback both ends share one device context, so the other end's
+ * events come through the same channel.
+ */
+static int got_async_event(struct ibv_qp *qp, enum ibv_event_type want,
 			   int ms)
 {
+	struct ibv_context *ctx = qp->context;
 	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
 	struct ibv_async_event aev;
-	int ok;
+	int step = 100, ok = 0;
 
 	fcntl(pfd.fd, F_SETFL, fcntl(pfd.fd, F_GETFL) | O_NONBLOCK);
-	if (poll(&pfd, 1, ms) != 1 || ibv_get_async_event(ctx, &aev))
-		return 0;
-	ok = aev.event_type == want;
-	ibv_ack_async_event(&aev);
+	for (; ms > 0 && !ok; ms -= step) {
+		if (poll(&pfd, 1, step) != 1)
+			continue;
+		while (!ok && !ibv_get_async_event(ctx, &aev)) {
+			ok = aev.event_type == want && aev.element.qp == qp;
+			if (!ok)
+				fprintf(stderr, "# skipped async event %s\n",
+					ibv_event_type_str(aev.event_type));
+			ibv_ack_async_event(&aev);
+		}
+	}
 	return ok;
 }
 
@@ -613,7 +660,7 @@ static void case_access(void)
 		     wc[1].status == IBV_WC_WR_FLUSH_ERR;
 		tap(ok, "access %s: the target's receives are flushed (%d)",
 		    kinds[k].name, n);
-		ok = got_async_event(p.srv.id->verbs, IBV_EVENT_QP_ACCESS_ERR,
+		ok = got_async_event(p.srv.id->qp, IBV_EVENT_QP_ACCESS_ERR,
 				     2000);
 		tap(ok, "access %s: the target gets IBV_EVENT_QP_ACCESS_ERR",
 		    kinds[k].name);
@@ -716,13 +763,32 @@ static void case_sendinv(void)
 	tap(ok, "sendinv: invalidating a plain MR fails the receive with a remote invalidate request error (status %d)",
 	    wc[0].status);
 	/* The Terminate reaches the client: its QP goes to error. */
-	ok = got_async_event(p.cli.id->verbs, IBV_EVENT_QP_FATAL, 5000);
+	ok = got_async_event(p.cli.id->qp, IBV_EVENT_QP_FATAL, 5000);
 	tap(ok, "sendinv: the client gets IBV_EVENT_QP_FATAL from the Terminate");
 	send_wr(&p.cli, IBV_WR_SEND, &sg, 1, 0, 0, 0, 42);
 	n = poll_n(p.cli.cq, wc, 1);
 	tap(n == 1 && wc[0].wr_id == 42 && wc[0].status == IBV_WC_WR_FLUSH_ERR,
 	    "sendinv: the client's next send is flushed (status %d)",
 	    n == 1 ? (int)wc[0].status : -1);
+out:
+	pair_destroy(&p);
+}
+
+/* The largest private data rdma_cm carries, both ways. */
+static void case_pdata(void)
+{
+	struct pair_opts o = { .srv_access = DEFAULT_ACCESS,
+			       .cli_access = DEFAULT_ACCESS, .pdata = 1 };
+	struct pair p;
+
+	if (pair_connect(&p, &o)) {
+		tap(0, "pdata: connect");
+		goto out;
+	}
+	tap(p.srv_got_pd, "pdata: the server gets the client's %d bytes of private data",
+	    PDATA_MAX);
+	tap(p.cli_got_pd, "pdata: the client gets the server's %d bytes of private data",
+	    PDATA_MAX);
 out:
 	pair_destroy(&p);
 }
@@ -796,6 +862,7 @@ static const struct {
 	{ "disconnect", case_disconnect },
 	{ "reject", case_reject },
 	{ "sendinv", case_sendinv },
+	{ "pdata", case_pdata },
 	{ "mpa", case_mpa },
 };
 
