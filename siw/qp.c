@@ -519,15 +519,22 @@ void siw_qp_disconnected(struct siw_qp *qp)
 	spin_lock_irqsave(&qp->state_lock, flags);
 	cep = qp->cep;
 	qp->connected = false;
-	qp->sock = NULL;
 	qp->cep = NULL;
 	if (qp->state != IB_QPS_ERR)
 		qp->state = IB_QPS_ERR;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
-	/* A transmit run that was queued holds a reference: drop it. */
+	/*
+	 * A transmit run that was queued holds a reference: drop it. One
+	 * that is running may be in the middle of a message and still uses
+	 * qp->sock: the socket pointer goes only once it has finished. Runs
+	 * queued later see the QP disconnected and send nothing.
+	 */
 	if (cancel_work_sync(&qp->tx_work))
 		siw_qp_put(qp);
+	spin_lock_irqsave(&qp->state_lock, flags);
+	qp->sock = NULL;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
 	siw_rx_release(qp);
 	siw_qp_flush(qp);
 	if (cep)

@@ -81,5 +81,21 @@ conn_test() { # ADDR CASE...
 conn_test "$addr"
 conn_test "$addr6" send rdma mpa
 
+# A peer that vanishes: the client is killed mid-run; the server sees the
+# connection end (it does not hang) and nothing is left behind.
+sx= cx=
+[ "$sns" = - ] || sx="ip netns exec $sns" cx="ip netns exec $cns"
+$sx timeout 120 rping -s -a "$addr" -C 1000000 -S 4096 > /tmp/vanish-srv.log 2>&1 &
+srv_pid=$!
+wait_for 20 sh -c "$sx ss -ltnH | grep -q ':7174 '"
+$cx rping -c -a "$addr" -C 1000000 -S 4096 > /dev/null 2>&1 &
+check_wait "vanishing peer: the rping pair is moving data" 30 \
+	sh -c "rdma resource show qp | grep -c 'state RTS' | grep -qx 2"
+pkill -9 -f "rping -c -a $addr -C 1000000"
+start=$SECONDS
+wait $srv_pid
+echo "# server ended with status $? after $((SECONDS - start))s"
+check "vanishing peer: the server's rping ends within 60 s" \
+	test $((SECONDS - start)) -lt 60
 check_wait "no QP, CQ, MR or PD is left" 10 no_siw_resources
 check "modprobe -r siw" modprobe -r siw
