@@ -15,9 +15,14 @@ packages=(
 	build-essential bc kmod cpio xz-utils zstd dwarves
 	qemu-system-x86 busybox-static
 	iproute2 iputils-ping ethtool rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
+	tcpdump tshark
 	libibverbs-dev librdmacm-dev
 	linux-headers-amd64
 )
+
+# wireshark-common asks whether non-root users may capture; answer "no"
+# beforehand, so that installing tshark never waits for a question.
+tshark_setuid='wireshark-common wireshark-common/install-setuid boolean false'
 
 missing=()
 for p in "${packages[@]}"; do
@@ -48,6 +53,9 @@ if [ "$(id -u)" != 0 ]; then
 		echo "  printf 'Types: deb\\nURIs: http://deb.debian.org/debian\\nSuites: bookworm-backports\\nComponents: main\\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\\n' > $backports" >&2
 	fi
 	if [ ${#missing[@]} -gt 0 ]; then
+		case " ${missing[*]} " in *" tshark "*)
+			echo "  echo '$tshark_setuid' | debconf-set-selections" >&2 ;;
+		esac
 		echo "  apt-get update && apt-get install -y ${missing[*]}" >&2
 	else
 		echo "  apt-get update" >&2
@@ -61,6 +69,7 @@ fi
 apt-get update -q >&2
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "deps.sh: installing: ${missing[*]}" >&2
+	echo "$tshark_setuid" | debconf-set-selections
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 		"${missing[@]}" >&2
 fi
