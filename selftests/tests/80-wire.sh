@@ -1,0 +1,150 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# timeout: 900
+# siw's own bytes on the wire, kept for an independent decoder. tcpdump
+# on veth-b records the traffic between the two namespaces twice: with
+# MPA CRC off (mpa_crc=0) and with CRC required (mpa_crc=2). Each capture
+# goes to the output share as wire-crc-off.pcap / wire-crc-required.pcap;
+# after the run the host decodes them with tshark's iWARP dissectors
+# (selftests/wire-check.sh, from check.sh), where tshark is fast: this
+# guest only captures.
+#
+# Traffic per capture, small on purpose: rping -V (Send, RDMA Write, RDMA
+# Read), ib_read_bw and ib_write_bw over rdma_cm, and siw_conn_test's
+# remote access violations (Terminate) and reject (MPA reply with R set
+# and private data).
+#
+# Segmentation offloads are off on both veths, so the capture holds TCP
+# segments of at most one MSS, as a NIC would put them on the wire.
+#
+# The capture must neither hang nor lose its end: tcpdump hands on and
+# writes every packet at once, the traffic is followed by a marker that
+# must reach the file before tcpdump is stopped, and stopping it is
+# SIGINT, then TERM and KILL, each after a bounded wait.
+. "$(dirname "$0")/lib.sh"
+require tcpdump ethtool rping ib_read_bw ib_write_bw
+prog=$SIW_DIR/userspace/siw_conn_test
+[ -x "$prog" ] || { fail "userspace/siw_conn_test is built" "missing: $prog (make -C userspace)"; exit 1; }
+if [ -z "${SIW_OUT:-}" ] || [ ! -d "$SIW_OUT" ] || [ ! -w "$SIW_OUT" ]; then
+	fail "the output share is writable" "SIW_OUT='${SIW_OUT:-}' is not a writable directory"
+	exit 1
+fi
+addr=192.0.2.1
+# tcpdump ends by itself after this many packets, whatever happens.
+max_packets=50000
+
+dump_pid=
+dump_log=/tmp/tcpdump.$$.log
+
+# exited PID: the process is gone or a zombie (kill -0 succeeds on both).
+exited() {
+	local st
+	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 0
+	[ -z "$st" ] || [ "${st%% *}" = Z ]
+}
+
+# start_capture NAME FILE: tcpdump on $IF2 into FILE. Each packet is handed
+# over as it arrives (--immediate-mode; otherwise the kernel passes them
+# on in blocks, and the last block is lost when tcpdump stops) and written
+# at once (-U). As root (-Z root): it would drop to user tcpdump before
+# opening FILE. `ip netns exec` execs tcpdump, so $! is tcpdump itself.
+start_capture() {
+	echo "+ tcpdump -i $IF2 -w $2 (in $NS2)"
+	ip netns exec "$NS2" tcpdump -i "$IF2" -nn --immediate-mode -U \
+		-Z root -B 4096 -s 0 -c "$max_packets" -w "$2" tcp \
+		> "$dump_log" 2>&1 &
+	dump_pid=$!
+	check_wait "$1: tcpdump listens on $IF2" 30 grep -q 'listening on' "$dump_log"
+}
+
+# marker_written FILE: FILE holds the end marker, the RST that answers a
+# SYN to port 9, where nothing listens.
+marker_written() {
+	tcpdump -nn -r "$1" 'tcp src port 9 and tcp[tcpflags] & tcp-rst != 0' \
+		2>/dev/null | grep -q .
+}
+
+# end_capture NAME FILE: sends the end marker and waits until tcpdump
+# has written it. Packets are written in the order they were seen, so
+# then all the traffic before it is in FILE too.
+end_capture() {
+	echo "+ end marker: SYN to $addr port 9 (from $NS2)"
+	n2 bash -c "exec 3<>/dev/tcp/$addr/9" 2>/dev/null
+	check_wait "$1: tcpdump wrote the end marker" 30 marker_written "$2"
+}
+
+# stop_capture: SIGINT makes tcpdump close the file and print its
+# counts. A background job of a script may have inherited SIGINT ignored,
+# so TERM, then KILL follow, each after a bounded wait: never hangs.
+stop_capture() {
+	local sig pid=$dump_pid
+
+	[ -n "$pid" ] || return 0
+	dump_pid=
+	for sig in INT TERM KILL; do
+		exited "$pid" && break
+		echo "+ kill -$sig tcpdump ($pid)"
+		kill -"$sig" "$pid" 2>/dev/null
+		wait_for 10 exited "$pid" && break
+	done
+	wait "$pid"
+	local rc=$?
+	sed 's/^/  | /' "$dump_log"
+	[ "$sig" = INT ] && [ "$rc" = 0 ]
+}
+
+trap 'stop_capture >/dev/null; cleanup_netns' EXIT
+
+cs() { client_server "$1" "$2" "$3" "$4" "$NS1" "$NS2"; }
+
+# capture NAME MPA_CRC: one capture of the traffic, with mpa_crc set
+# before any connection is made (siw reads it per connection).
+capture() {
+	local name=$1 crc=$2 pcap=/tmp/wire-$1.pcap n
+
+	check "$name: mpa_crc=$crc" sh -c "echo $crc > /sys/module/siw/parameters/mpa_crc && [ \$(cat /sys/module/siw/parameters/mpa_crc) = $crc ]"
+	rm -f "$pcap" "$SIW_OUT/wire-$name.pcap"
+	start_capture "$name" "$pcap"
+
+	cs "$name: rping -V -C 3 -S 4096" 120 \
+		"rping -s -a $addr -V -C 3 -S 4096" \
+		"rping -c -a $addr -V -C 3 -S 4096"
+	cs "$name: ib_read_bw -R -s 20000 -n 5" 120 \
+		"ib_read_bw -R -s 20000 -n 5" "ib_read_bw -R -s 20000 -n 5 $addr"
+	cs "$name: ib_write_bw -R -s 20000 -n 5" 120 \
+		"ib_write_bw -R -s 20000 -n 5" "ib_write_bw -R -s 20000 -n 5 $addr"
+	check "$name: siw_conn_test access reject (Terminate, MPA reject)" \
+		timeout 300 "$prog" -a "$addr" -S "$NS1" -C "$NS2" access reject
+
+	end_capture "$name" "$pcap"
+	if stop_capture; then
+		ok "$name: tcpdump stopped on SIGINT"
+	else
+		fail "$name: tcpdump stopped on SIGINT" "it needed TERM or KILL, or failed; its log is above"
+	fi
+	n=$(sed -n 's/^\([0-9]*\) packets\{0,1\} captured$/\1/p' "$dump_log")
+	if [ -n "$n" ] && [ "$n" -gt 0 ] && [ "$n" -lt "$max_packets" ]; then
+		ok "$name: capture holds $n packets, under the limit of $max_packets"
+	else
+		fail "$name: capture holds packets, under the limit of $max_packets" \
+			"tcpdump reported '${n:-nothing}'"
+	fi
+	check "$name: tcpdump dropped no packet" grep -qx '0 packets dropped by kernel' "$dump_log"
+	check "$name: capture copied to the output share" \
+		cp "$pcap" "$SIW_OUT/wire-$name.pcap"
+	rm -f "$pcap"
+}
+
+check "veth pair between two namespaces" setup_veth_pair
+check "segmentation offloads off on $IF1 and $IF2" sh -c \
+	"ip netns exec $NS1 ethtool -K $IF1 tso off gso off gro off && ip netns exec $NS2 ethtool -K $IF2 tso off gso off gro off"
+load_siw
+check "siw on $IF1" n1 rdma link add siw_a type siw netdev "$IF1"
+check "siw on $IF2" n2 rdma link add siw_b type siw netdev "$IF2"
+
+capture crc-off 0
+capture crc-required 2
+
+check "mpa_crc back to 0" sh -c "echo 0 > /sys/module/siw/parameters/mpa_crc"
+check_wait "no QP, CQ, MR or PD is left" 10 no_siw_resources
+check "modprobe -r siw" modprobe -r siw
