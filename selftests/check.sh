@@ -46,14 +46,30 @@ if [ -n "$tests" ]; then
 	done
 fi
 
+# The wire test (80-wire.sh) leaves captures for the host to decode.
+wire=0
+if [ -z "$tests" ]; then
+	wire=1
+else
+	for t in "${vm_tests[@]}"; do [ "$t" = wire ] && wire=1; done
+fi
+
 if [ -z "$tests" ] || [ ${#vm_tests[@]} -gt 0 ]; then
 	echo "== in-VM tests on $abi (${vm_tests[*]:-all})"
+	# No capture of an earlier run may stand in for this one's.
+	rm -f "build/vm/test-$abi"/wire-*.pcap
 	if ! run_vm --out "build/vm/test-$abi" test "${vm_tests[@]}"; then
 		extra_failed=1
 	fi
 	cp "build/vm/test-$abi/results.tap" "$results/vm.tap" 2>/dev/null ||
 		echo "not ok 1 - the guest produced no results (see build/vm/test-$abi/console.log)" > "$results/vm.tap"
 	grep -E '^not ok' -B12 "$results/vm.tap" || true
+fi
+
+if [ $wire = 1 ]; then
+	echo "== the wire test's captures, decoded by tshark on the host"
+	selftests/wire-check.sh "build/vm/test-$abi" > "$results/wire.tap"
+	grep -E '^not ok' -A3 "$results/wire.tap" || true
 fi
 
 if [ $twovm = 1 ]; then

@@ -1,0 +1,199 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+#
+# wire-check.sh DIR
+#
+# The host half of the in-VM test 80-wire.sh: decodes the captures it left
+# in DIR (the guest's output share) with tshark's iWARP dissectors and
+# prints TAP. tshark runs here because under emulation it is slow.
+#
+# For each capture, wire-<name>.pcap:
+#   - it exists (a missing capture fails, it is never skipped), and
+#     tshark reads it to its end;
+#   - every TCP connection in it carries an MPA request that tshark
+#     recognises (iwarp_mpa.key.req), and a recognised reply
+#     (iwarp_mpa.key.rep);
+#   - the C flag of every request and reply is what mpa_crc asked for,
+#     and the one rejected connection's reply has R set;
+#   - the RDMAP opcodes Write, Read Request, Read Response, Send and
+#     Terminate all appear (iwarp_rdma.opcode);
+#   - every TCP segment that carries data (retransmissions aside) decodes
+#     as MPA. tshark follows the FPDUs through the byte stream by their
+#     length fields: one that lied would throw it off, and the segments
+#     after it would show as "TCP segment of a reassembled PDU". With the
+#     veths' segmentation offloads off, it also says that each segment
+#     starts with an FPDU, the alignment RFC 5044 recommends;
+#   - with CRC, tshark finds every FPDU's CRC good; without, the CRC
+#     field is zero;
+#   - no frame is malformed or carries an expert error.
+# Exit status: 0 when every case passed.
+set -uo pipefail
+
+dir=${1:?usage: wire-check.sh DIR}
+# name:C flag expected; the names are the captures 80-wire.sh writes.
+captures="crc-off:0 crc-required:1"
+opcodes="0x00:Write 0x01:Read-Request 0x02:Read-Response 0x03:Send 0x07:Terminate"
+
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - wire (host): $*"; }
+not_ok() {
+	local desc=$1
+	shift
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n - wire (host): $desc"
+	for d in "$@"; do
+		echo "$d" | sed 's/^/#     /'
+	done
+}
+# verdict DESC DETAIL CONDITION...: ok when the test(1) condition holds.
+verdict() {
+	local desc=$1 detail=$2
+	shift 2
+	if [ "$@" ] 2>/dev/null; then ok "$desc"; else not_ok "$desc" "$detail"; fi
+}
+
+echo "TAP version 13"
+if ! command -v tshark >/dev/null; then
+	not_ok "tshark is installed" "tshark not found: apt-get install tshark (scripts/deps.sh)"
+	echo "1..$n"
+	exit 1
+fi
+echo "# $(tshark --version 2>/dev/null | head -1)"
+
+# No personal preferences: the dissectors' defaults only.
+cfg=$(mktemp -d)
+err=$cfg/stderr
+trap 'rm -rf "$cfg"' EXIT
+export WIRESHARK_CONFIG_DIR=$cfg
+
+# The payload of a Send belongs to the application. tshark tries its
+# RPC-over-RDMA and SMB Direct dissectors on every one, and perftest's
+# 4-byte handshake Sends throw "[Malformed Packet: RPCoRDMA]" there: a
+# verdict on the application's bytes, not on siw's framing. Neither
+# protocol runs in this test, so both are off.
+ts=(tshark -n --disable-protocol rpcordma --disable-protocol smb_direct)
+
+# field FILTER FIELD: FIELD of each frame of $pcap that matches the
+# display filter, one a line; fails when tshark does.
+field() {
+	"${ts[@]}" -r "$pcap" -Y "$1" -T fields -e "$2" 2>"$err"
+}
+
+# count FILTER: how many frames match; "error" when tshark failed (which
+# no test condition accepts).
+count() {
+	local out
+	out=$(field "$1" frame.number) || { echo error; return 1; }
+	echo "$out" | grep -c '^[0-9]'
+}
+
+# values FILTER FIELD: every occurrence of FIELD in the matching frames,
+# one a line (a frame may hold several FPDUs); fails when tshark does.
+values() {
+	local out
+	out=$(field "$1" "$2") || return 1
+	echo "$out" | tr ',' '\n' | grep . || true
+}
+
+# streams FILTER: the TCP streams (connections) with a matching frame, as
+# one sorted line; "error" when tshark failed.
+streams() {
+	local out
+	out=$(field "$1" tcp.stream) || { echo error; return 1; }
+	echo "$out" | grep '^[0-9]' | sort -nu | tr '\n' ' '
+}
+
+for c in $captures; do
+	name=${c%%:*} crc=${c#*:}
+	pcap=$dir/wire-$name.pcap
+	if [ ! -s "$pcap" ]; then
+		not_ok "$name: capture wire-$name.pcap exists" \
+			"missing or empty: $pcap (did 80-wire.sh run? see its results)"
+		continue
+	fi
+	ok "$name: capture wire-$name.pcap exists"
+	# A capture tshark cannot read to its end fails once, here.
+	if ! "${ts[@]}" -r "$pcap" -q 2>"$err"; then
+		not_ok "$name: tshark reads the whole capture" \
+			"$(grep -v 'Running as user' "$err")"
+		continue
+	fi
+	ok "$name: tshark reads the whole capture ($(capinfos -c -M "$pcap" 2>/dev/null | sed -n 's/^Number of packets: *//p') packets)"
+
+	# Connections are TCP streams that got as far as a SYN-ACK.
+	conns=$(streams 'tcp.flags.syn == 1 && tcp.flags.ack == 1')
+	reqs=$(streams 'iwarp_mpa.key.req')
+	reps=$(streams 'iwarp_mpa.key.rep')
+	nconns=$(echo $conns | wc -w)
+	verdict "$name: every TCP connection ($nconns) carries an MPA request tshark recognises" \
+		"TCP streams with a SYN-ACK: $conns; with an MPA request: $reqs" \
+		"$nconns" -gt 0 -a "$conns" = "$reqs"
+	verdict "$name: every MPA request is answered by a recognised MPA reply" \
+		"TCP streams with an MPA request: $reqs; with an MPA reply: $reps" \
+		"$nconns" -gt 0 -a "$reqs" = "$reps"
+
+	rej=$(count 'iwarp_mpa.key.rep && iwarp_mpa.rej_flag == 1')
+	verdict "$name: the rejected connection's MPA reply has R set ($rej)" \
+		"MPA replies with R set: $rej (siw_conn_test reject makes one)" \
+		"$rej" = 1
+
+	other=$(count "(iwarp_mpa.key.req || iwarp_mpa.key.rep) && iwarp_mpa.crc_flag != $crc")
+	verdict "$name: every MPA request and reply has C=$crc" \
+		"frames with another C flag: $other" "$other" = 0
+
+	for o in $opcodes; do
+		code=${o%%:*} what=${o#*:}
+		m=$(count "iwarp_rdma.opcode == $code")
+		verdict "$name: RDMAP ${what/-/ } ($code) decoded ($m frames)" \
+			"frames with iwarp_rdma.opcode == $code: $m" "${m:-0}" -gt 0
+	done
+
+	# A retransmission repeats bytes already decoded; tshark does not
+	# hand it to the dissectors again.
+	undecoded='tcp.len > 0 && !iwarp_mpa && !tcp.analysis.retransmission && !tcp.analysis.spurious_retransmission'
+	bad=$(count "$undecoded")
+	verdict "$name: every TCP segment with data decodes as MPA" \
+		"segments tshark did not decode as MPA: $bad (tshark -r $pcap -Y '$undecoded')" \
+		"$bad" = 0
+
+	# FPDUs, not frames: one ULPDU length each.
+	if v=$(values 'iwarp_mpa.fpdu' iwarp_mpa.ulpdulength); then
+		fpdus=$(echo "$v" | grep -c .)
+	else
+		fpdus=error
+	fi
+	if [ "$crc" = 1 ]; then
+		# The dissector's verdict is only in its text: "(Good CRC32)".
+		if "${ts[@]}" -r "$pcap" -V -O iwarp_mpa > "$cfg/v.txt" 2>"$err"; then
+			good=$(grep -c '(Good CRC32)' "$cfg/v.txt")
+			badcrc=$(grep -c 'Bad CRC32' "$cfg/v.txt")
+		else
+			good=error badcrc=error
+		fi
+		verdict "$name: tshark finds the CRC of every FPDU good ($good of $fpdus)" \
+			"FPDUs: $fpdus, good CRC: $good, bad CRC: $badcrc" \
+			"${fpdus:-0}" -gt 0 -a "$good" = "$fpdus" -a "$badcrc" = 0
+	else
+		# iwarp_mpa.crc (not crc_check): tshark also saw CRC off.
+		if v=$(values 'iwarp_mpa.crc' iwarp_mpa.crc); then
+			zero=$(echo "$v" | grep -cx '0x00000000')
+		else
+			zero=error
+		fi
+		verdict "$name: without CRC the CRC field of every FPDU is zero ($zero of $fpdus)" \
+			"FPDUs: $fpdus, with a CRC field of zero: $zero" \
+			"${fpdus:-0}" -gt 0 -a "$zero" = "$fpdus"
+	fi
+
+	malformed=$(count '_ws.malformed || _ws.expert.severity == error')
+	if [ "$malformed" = 0 ]; then
+		ok "$name: no frame is malformed or has an expert error"
+	else
+		not_ok "$name: no frame is malformed or has an expert error" \
+			"$malformed frames (tshark -r $pcap -Y '_ws.malformed || _ws.expert.severity == error'); the first:" \
+			"$("${ts[@]}" -r "$pcap" -Y '_ws.malformed || _ws.expert.severity == error' 2>&1 | grep -v 'Running as user' | head -5)"
+	fi
+done
+echo "1..$n"
+[ "$failed" = 0 ]
