@@ -3,7 +3,9 @@
 # timeout: 900
 # siw's own bytes on the wire, kept for an independent decoder. tcpdump
 # on veth-b records the traffic between the two namespaces twice: with
-# MPA CRC off (mpa_crc=0) and with CRC required (mpa_crc=2). Each capture
+# MPA CRC off (mpa_crc=0) and with CRC required (mpa_crc=2). A device
+# copies the module parameters when it is added, so each capture gets
+# links added after the parameter is set, and deleted after it. Each capture
 # goes to the output share as wire-crc-off.pcap / wire-crc-required.pcap;
 # after the run the host decodes them with tshark's iWARP dissectors
 # (selftests/wire-check.sh, from check.sh), where tshark is fast: this
@@ -97,12 +99,17 @@ trap 'stop_capture >/dev/null; cleanup_netns' EXIT
 
 cs() { client_server "$1" "$2" "$3" "$4" "$NS1" "$NS2"; }
 
-# capture NAME MPA_CRC: one capture of the traffic, with mpa_crc set
-# before any connection is made (siw reads it per connection).
+# capture NAME MPA_CRC: one capture of the traffic, with the module
+# parameter mpa_crc set before the links are added: a device takes its
+# MPA settings from the parameters then (its own copy is in sysfs).
 capture() {
 	local name=$1 crc=$2 pcap=/tmp/wire-$1.pcap n
 
-	check "$name: mpa_crc=$crc" sh -c "echo $crc > /sys/module/siw/parameters/mpa_crc && [ \$(cat /sys/module/siw/parameters/mpa_crc) = $crc ]"
+	check "$name: module parameter mpa_crc=$crc" sh -c "echo $crc > /sys/module/siw/parameters/mpa_crc"
+	check "$name: siw on $IF1" n1 rdma link add siw_a type siw netdev "$IF1"
+	check "$name: siw on $IF2" n2 rdma link add siw_b type siw netdev "$IF2"
+	check "$name: both devices have mpa/crc $crc" sh -c \
+		"[ \$(cat /sys/class/infiniband/siw_a/mpa/crc) = $crc ] && [ \$(cat /sys/class/infiniband/siw_b/mpa/crc) = $crc ]"
 	rm -f "$pcap" "$SIW_OUT/wire-$name.pcap"
 	start_capture "$name" "$pcap"
 
@@ -133,18 +140,18 @@ capture() {
 	check "$name: capture copied to the output share" \
 		cp "$pcap" "$SIW_OUT/wire-$name.pcap"
 	rm -f "$pcap"
+	check_wait "$name: no QP, CQ, MR or PD is left" 10 no_siw_resources
+	check "$name: rdma link delete siw_a, siw_b" sh -c \
+		"ip netns exec $NS1 rdma link delete siw_a && ip netns exec $NS2 rdma link delete siw_b"
 }
 
 check "veth pair between two namespaces" setup_veth_pair
 check "segmentation offloads off on $IF1 and $IF2" sh -c \
 	"ip netns exec $NS1 ethtool -K $IF1 tso off gso off gro off && ip netns exec $NS2 ethtool -K $IF2 tso off gso off gro off"
 load_siw
-check "siw on $IF1" n1 rdma link add siw_a type siw netdev "$IF1"
-check "siw on $IF2" n2 rdma link add siw_b type siw netdev "$IF2"
 
 capture crc-off 0
 capture crc-required 2
 
-check "mpa_crc back to 0" sh -c "echo 0 > /sys/module/siw/parameters/mpa_crc"
-check_wait "no QP, CQ, MR or PD is left" 10 no_siw_resources
+check "module parameter mpa_crc back to 0" sh -c "echo 0 > /sys/module/siw/parameters/mpa_crc"
 check "modprobe -r siw" modprobe -r siw
