@@ -4,6 +4,7 @@
 #
 #   make                 build siw/siw.ko against KDIR
 #   make check           install what is missing, build, run host and in-VM tests
+#   make fuzz            fuzz the protocol core, FUZZ_TIME seconds per target
 #   make demo            boot a VM and show siw between two network namespaces
 #   make shell           an interactive shell in the test VM
 #   make install         install the module (DKMS when present)
@@ -13,6 +14,7 @@
 # T="test ..." runs only the named in-VM tests.
 
 KVER ?= 6.1
+FUZZ_TIME ?= 300
 # The running kernel's build tree when there is one, otherwise Debian's
 # linux-headers-$(KVER).*-amd64 under /usr/src.
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
@@ -29,6 +31,10 @@ modules:
 
 check:
 	KVER=$(KVER) T="$(T)" selftests/check.sh
+
+fuzz:
+	scripts/deps.sh $(KVER)
+	$(MAKE) -s -C selftests/fuzz run FUZZ_TIME=$(FUZZ_TIME)
 
 demo:
 	KVER=$(KVER) selftests/demo-vm.sh
@@ -62,8 +68,9 @@ clean:
 	@if [ -n "$(KDIR)" ] && [ -d "$(KDIR)" ]; then \
 		$(MAKE) -C $(KDIR) M=$(CURDIR)/siw clean; fi
 	$(MAKE) -C selftests/host clean
+	$(MAKE) -C selftests/fuzz clean
 
 distclean: clean
 	rm -rf build
 
-.PHONY: all modules check demo shell install uninstall clean distclean
+.PHONY: all modules check fuzz demo shell install uninstall clean distclean

@@ -12,7 +12,7 @@ set -euo pipefail
 kver=${1:-6.1}
 
 packages=(
-	build-essential bc kmod cpio xz-utils zstd dwarves
+	build-essential bc kmod cpio xz-utils zstd dwarves clang libclang-rt-14-dev
 	qemu-system-x86 busybox-static
 	iproute2 iputils-ping ethtool rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
 	tcpdump tshark

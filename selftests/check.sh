@@ -4,6 +4,7 @@
 # check.sh: what `make check` runs.
 #
 #   KVER=6.1|6.12   Debian kernel series of the guest (default 6.1)
+#   FUZZ_TIME=N     seconds of fuzzing per target (default 30)
 #   T="name ..."    run only these in-VM tests (names from selftests/tests,
 #                   or "twovm" for the two-guest topology)
 #
@@ -37,12 +38,35 @@ else
 fi
 grep -E '^(not )?ok ' "$results/host.tap" | grep '^not ok' || true
 
+# The short fuzzing pass: the seed corpus replayed, then FUZZ_TIME seconds
+# per target (make fuzz runs the same for longer). With T, only if named.
+fuzz=0
+if [ -z "$tests" ]; then
+	fuzz=1
+else
+	for t in $tests; do [ "$t" = fuzz ] && fuzz=1; done
+fi
+if [ $fuzz = 1 ]; then
+	echo "== fuzzing the protocol core (${FUZZ_TIME:-30}s per target)"
+	if ! make -s -C selftests/fuzz all; then
+		echo "not ok 1 - fuzz targets build" > "$results/fuzz.tap"
+	else
+		make -s -C selftests/fuzz run FUZZ_TIME="${FUZZ_TIME:-30}" \
+			> "$results/fuzz.tap"
+	fi
+	grep -E '^not ok' -A5 "$results/fuzz.tap" || true
+fi
+
 # Split T into single-VM tests and the two-VM topology.
 vm_tests=() twovm=1
 if [ -n "$tests" ]; then
 	twovm=0
 	for t in $tests; do
-		if [ "$t" = twovm ]; then twovm=1; else vm_tests+=("$t"); fi
+		case $t in
+		twovm) twovm=1 ;;
+		fuzz) ;;
+		*) vm_tests+=("$t") ;;
+		esac
 	done
 fi
 

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+/*
+ * gen_seeds DIR: writes the seed corpora of the fuzz targets, valid
+ * inputs built with the protocol core's own encoders, into
+ * DIR/fuzz_mpa/ and DIR/fuzz_ddp/. The committed corpus came from here;
+ * rerun it after changing an input layout of a target.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto.h"
+
+static const char *dir;
+static int n_mpa, n_ddp;
+
+static void put(const char *target, int n, const u8 *a, size_t alen,
+		const u8 *b, size_t blen)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s/seed-%03d", dir, target, n);
+	f = fopen(path, "wb");
+	if (!f || fwrite(a, 1, alen, f) != alen ||
+	    (blen && fwrite(b, 1, blen, f) != blen) || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+}
+
+/* fuzz_mpa: kind/flags byte, two local-settings bytes, the frame. */
+static void mpa_seed(struct siw_mpa_info *info, u8 local_a, u8 local_b)
+{
+	u8 frame[SIW_MPA_RR_MAX], pre[3];
+	size_t len;
+
+	if (siw_mpa_build(info, frame, sizeof(frame), &len) != SIW_MPA_OK) {
+		fprintf(stderr, "gen_seeds: cannot build an MPA frame\n");
+		exit(1);
+	}
+	pre[0] = info->kind == SIW_MPA_REPLY;
+	pre[1] = local_a;
+	pre[2] = local_b;
+	put("fuzz_mpa", n_mpa++, pre, 3, frame, len);
+}
+
+/* fuzz_ddp: region model (8), MPA length (2), the segment. */
+static void ddp_seed(const struct siw_hdr *h, u32 payload, u8 model0)
+{
+	u8 seg[SIW_HDR_MAX + 64], pre[10] = { model0, 1, 0, 0x10, 0, 0, 0, 0 };
+	u32 hl = siw_hdr_encode(h, seg, sizeof(seg));
+	u32 ulpdu = hl + payload;
+
+	if (!hl || payload > 64) {
+		fprintf(stderr, "gen_seeds: cannot encode a header\n");
+		exit(1);
+	}
+	memset(seg + hl, 0xa5, payload);
+	pre[8] = ulpdu >> 8;
+	pre[9] = ulpdu;
+	put("fuzz_ddp", n_ddp++, pre, sizeof(pre), seg, hl + payload);
+}
+
+int main(int argc, char **argv)
+{
+	static const u8 pd[] = "private data of the ULP";
+	struct siw_mpa_info info;
+	struct siw_hdr h;
+	u8 term[SIW_TERM_ULPDU_MAX], pre[10] = { 7, 1, 0, 0x10 };
+	u32 n;
+	int rev, crc, rtr;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: gen_seeds DIR\n");
+		return 2;
+	}
+	dir = argv[1];
+
+	for (rev = 1; rev <= 2; rev++)
+		for (crc = 0; crc <= 1; crc++)
+			for (rtr = 0; rtr <= SIW_RTR_ALL; rtr += 3) {
+				memset(&info, 0, sizeof(info));
+				info.kind = rtr & 1 ? SIW_MPA_REPLY :
+						      SIW_MPA_REQUEST;
+				info.revision = rev;
+				info.crc = crc;
+				info.enhanced = rev == 2;
+				info.ird = 16;
+				info.ord = 8;
+				info.p2p = rev == 2 && rtr;
+				info.rtr = info.p2p ? rtr : 0;
+				info.ulp_pd = pd;
+				info.ulp_pd_len = rtr & 2 ? sizeof(pd) : 0;
+				mpa_seed(&info, 0xf1 ^ (u8)rtr << 4, 0x90);
+			}
+
+	memset(&h, 0, sizeof(h));
+	h.opcode = SIW_RDMAP_WRITE;
+	h.last = true;
+	h.stag = 0x100;
+	h.to = 0x1000;
+	ddp_seed(&h, 32, 7);
+	h.opcode = SIW_RDMAP_READ_RESP;
+	ddp_seed(&h, 16, 7);
+	memset(&h, 0, sizeof(h));
+	h.opcode = SIW_RDMAP_SEND;
+	h.msn = 1;
+	ddp_seed(&h, 24, 7);
+	h.last = true;
+	h.opcode = SIW_RDMAP_SEND_SE_INV;
+	h.rsvd_ulp = 0x200;
+	ddp_seed(&h, 0, 7);
+	memset(&h, 0, sizeof(h));
+	h.opcode = SIW_RDMAP_READ_REQ;
+	h.last = true;
+	h.msn = 1;
+	h.rreq = (struct siw_rreq){ 0x300, 0x2000, 64, 0x100, 0x1000 };
+	ddp_seed(&h, 0, 7);
+
+	/* A Terminate echoing a Read Request's header. */
+	{
+		u8 hdr[SIW_FPDU_HDR_MAX];
+		u32 hl = siw_fpdu_put_hdr(&h, SIW_RREQ_HDR_LEN, hdr,
+					  sizeof(hdr));
+
+		n = siw_term_build(1, SIW_TERM_RDMAP_ACCESS, hdr, hl, term,
+				   sizeof(term));
+		if (!hl || !n) {
+			fprintf(stderr, "gen_seeds: cannot build a Terminate\n");
+			return 1;
+		}
+		pre[8] = n >> 8;
+		pre[9] = n;
+		put("fuzz_ddp", n_ddp++, pre, sizeof(pre), term, n);
+	}
+	printf("gen_seeds: %d fuzz_mpa and %d fuzz_ddp seeds in %s\n", n_mpa,
+	       n_ddp, dir);
+	return 0;
+}
