@@ -437,13 +437,10 @@ void siw_qp_terminate(struct siw_qp *qp, enum siw_term_code code,
 }
 
 /*
- * The MPA exchange succeeded: the QP takes the socket over. Called by the
- * connection manager in process context with the endpoint locked.
- */
-/*
  * The MPA exchange succeeded with result res: the QP takes the socket
  * over and goes to RTS. In peer-to-peer mode the initiator's first FPDU is
  * the RTR, and the responder sends nothing before it has received it.
+ * Called by the connection manager in process context, endpoint locked.
  */
 int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 		     struct socket *sock, const struct siw_mpa_result *res,
