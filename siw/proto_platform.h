@@ -64,10 +64,8 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
-/* Plain integers here; the kernel's sparse annotations do not exist. */
-typedef uint16_t __be16;
-typedef uint32_t __be32;
-typedef uint64_t __be64;
+/* __be16/32/64 as the kernel's uapi headers give them to user space too. */
+#include <linux/types.h>
 
 #ifndef __packed
 #define __packed __attribute__((__packed__))

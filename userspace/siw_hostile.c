@@ -1,0 +1,796 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+/*
+ * siw_hostile: a hostile iWARP peer. One process plays both ends: a siw
+ * server through rdma_cm and the stock provider (in SERVER_NETNS), and an
+ * attacker on a plain TCP socket (in CLIENT_NETNS) that completes the MPA
+ * exchange with the server and then sends crafted frames. Frames are
+ * built, and the server's answer decoded, with siw's own protocol core
+ * (siw/proto.h), compiled into this program.
+ *
+ *   siw_hostile -a ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [-c] [CASE...]
+ *
+ * -c asks for MPA CRC. For each case the server has registered a 64 KiB
+ * region between two guard pages of the same buffer, and posted receives
+ * of 1 KiB; its rkey and address travel in the MPA reply's private data.
+ * Checked per case, one TAP line each: the server sends a Terminate with
+ * the layer/type/code RFC 5040/5041/5044 assign; the server's QP reports
+ * the async event; its posted receives complete in error or flushed; no
+ * guard byte changed; the server sees the connection end.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <rdma/rdma_cma.h>
+#include <infiniband/verbs.h>
+
+#include "proto.h"
+
+#define PORT		7480
+#define GUARD		4096
+#define REGION		65536
+#define RECV_LEN	1024
+#define NRECV		4
+#define GUARD_BYTE	0x5a
+
+static const char *server_ns, *client_ns, *server_addr;
+static int home_ns = -1, use_crc, case_num, case_failed;
+
+static void tap(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", ok ? "" : "not ", ++case_num);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		case_failed++;
+}
+
+static int enter_ns(const char *name)
+{
+	char path[256];
+	int fd, err;
+
+	if (!name)
+		return setns(home_ns, CLONE_NEWNET);
+	snprintf(path, sizeof(path), "/run/netns/%s", name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	err = setns(fd, CLONE_NEWNET);
+	close(fd);
+	return err;
+}
+
+/* The siw end. */
+struct server {
+	struct rdma_event_channel *ec;
+	struct rdma_cm_id *listen_id, *id;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr, *rmr;
+	unsigned char *buf;	/* guard | region | guard */
+	unsigned char *rbuf;	/* guard | receives | guard */
+};
+
+/* What the attacker learnt from the MPA reply. */
+struct target {
+	uint32_t rkey;
+	uint64_t addr;
+	int sock;
+	int crc;
+};
+
+static int get_addr(struct sockaddr_storage *ss, socklen_t *len)
+{
+	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST }, *res;
+	char port[8];
+
+	snprintf(port, sizeof(port), "%d", PORT);
+	if (getaddrinfo(server_addr, port, &hints, &res))
+		return -1;
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	*len = res->ai_addrlen;
+	freeaddrinfo(res);
+	return 0;
+}
+
+static int wait_cm(struct rdma_event_channel *ec,
+		   enum rdma_cm_event_type want, int ms,
+		   struct rdma_cm_event **evp)
+{
+	struct pollfd pfd = { .fd = ec->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+
+	if (poll(&pfd, 1, ms) != 1 || rdma_get_cm_event(ec, &ev))
+		return -1;
+	if (ev->event != want) {
+		fprintf(stderr, "# CM event %s, wanted %s\n",
+			rdma_event_str(ev->event), rdma_event_str(want));
+		rdma_ack_cm_event(ev);
+		return -1;
+	}
+	if (evp)
+		*evp = ev;
+	else
+		rdma_ack_cm_event(ev);
+	return 0;
+}
+
+static int server_listen(struct server *s)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	memset(s, 0, sizeof(*s));
+	if (get_addr(&ss, &len) || enter_ns(server_ns))
+		return -1;
+	s->ec = rdma_create_event_channel();
+	if (!s->ec ||
+	    rdma_create_id(s->ec, &s->listen_id, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(s->listen_id, (struct sockaddr *)&ss) ||
+	    rdma_listen(s->listen_id, 2)) {
+		fprintf(stderr, "# listen: %s\n", strerror(errno));
+		enter_ns(NULL);
+		return -1;
+	}
+	return enter_ns(NULL);
+}
+
+/* The request arrived: QP, guarded memory, receives, accept. */
+static int server_accept(struct server *s)
+{
+	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC };
+	struct rdma_conn_param cp = { .responder_resources = 4,
+				      .initiator_depth = 4 };
+	struct rdma_cm_event *ev;
+	unsigned char pd[16];
+	uint64_t a;
+	int i;
+
+	if (wait_cm(s->ec, RDMA_CM_EVENT_CONNECT_REQUEST, 5000, &ev))
+		return -1;
+	s->id = ev->id;
+	rdma_ack_cm_event(ev);
+	s->pd = ibv_alloc_pd(s->id->verbs);
+	s->cq = ibv_create_cq(s->id->verbs, 64, NULL, NULL, 0);
+	s->buf = aligned_alloc(4096, GUARD + REGION + GUARD);
+	s->rbuf = aligned_alloc(4096, GUARD + NRECV * RECV_LEN + GUARD);
+	if (!s->pd || !s->cq || !s->buf || !s->rbuf)
+		return -1;
+	memset(s->buf, GUARD_BYTE, GUARD + REGION + GUARD);
+	memset(s->rbuf, GUARD_BYTE, GUARD + NRECV * RECV_LEN + GUARD);
+	s->mr = ibv_reg_mr(s->pd, s->buf + GUARD, REGION,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			   IBV_ACCESS_REMOTE_READ);
+	s->rmr = ibv_reg_mr(s->pd, s->rbuf + GUARD, NRECV * RECV_LEN,
+			    IBV_ACCESS_LOCAL_WRITE);
+	if (!s->mr || !s->rmr)
+		return -1;
+	qa.send_cq = s->cq;
+	qa.recv_cq = s->cq;
+	qa.cap.max_send_wr = 8;
+	qa.cap.max_recv_wr = 8;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	if (rdma_create_qp(s->id, s->pd, &qa))
+		return -1;
+	for (i = 0; i < NRECV; i++) {
+		struct ibv_sge sge = { (uintptr_t)s->rbuf + GUARD + i * RECV_LEN,
+				       RECV_LEN, s->rmr->lkey };
+		struct ibv_recv_wr wr = { .wr_id = 100 + i, .sg_list = &sge,
+					  .num_sge = 1 }, *bad;
+
+		if (ibv_post_recv(s->id->qp, &wr, &bad))
+			return -1;
+	}
+	a = (uintptr_t)s->buf + GUARD;
+	siw_put_be32(pd, s->mr->rkey);
+	siw_put_be32(pd + 4, a >> 32);
+	siw_put_be32(pd + 8, (uint32_t)a);
+	siw_put_be32(pd + 12, REGION);
+	cp.private_data = pd;
+	cp.private_data_len = sizeof(pd);
+	if (rdma_accept(s->id, &cp))
+		return -1;
+	return wait_cm(s->ec, RDMA_CM_EVENT_ESTABLISHED, 5000, NULL);
+}
+
+static void server_destroy(struct server *s)
+{
+	if (s->id && s->id->qp)
+		rdma_destroy_qp(s->id);
+	if (s->mr)
+		ibv_dereg_mr(s->mr);
+	if (s->rmr)
+		ibv_dereg_mr(s->rmr);
+	if (s->cq)
+		ibv_destroy_cq(s->cq);
+	if (s->pd)
+		ibv_dealloc_pd(s->pd);
+	if (s->id)
+		rdma_destroy_id(s->id);
+	if (s->listen_id)
+		rdma_destroy_id(s->listen_id);
+	if (s->ec)
+		rdma_destroy_event_channel(s->ec);
+	free(s->buf);
+	free(s->rbuf);
+	memset(s, 0, sizeof(*s));
+}
+
+static int guards_intact(const struct server *s)
+{
+	size_t i;
+
+	for (i = 0; i < GUARD; i++)
+		if (s->buf[i] != GUARD_BYTE ||
+		    s->buf[GUARD + REGION + i] != GUARD_BYTE ||
+		    s->rbuf[i] != GUARD_BYTE ||
+		    s->rbuf[GUARD + NRECV * RECV_LEN + i] != GUARD_BYTE)
+			return 0;
+	return 1;
+}
+
+/* Reads exactly n bytes, or fails (timeout set on the socket). */
+static int read_all(int fd, unsigned char *p, size_t n)
+{
+	while (n) {
+		ssize_t r = read(fd, p, n);
+
+		if (r <= 0)
+			return -1;
+		p += r;
+		n -= r;
+	}
+	return 0;
+}
+
+static int write_all(int fd, const unsigned char *p, size_t n)
+{
+	while (n) {
+		ssize_t r = write(fd, p, n);
+
+		if (r <= 0)
+			return -1;
+		p += r;
+		n -= r;
+	}
+	return 0;
+}
+
+/* TCP connect from the client namespace, MPA request and reply. */
+static int attacker_connect(struct server *s, struct target *t)
+{
+	struct sockaddr_storage ss;
+	struct timeval tv = { .tv_sec = 5 };
+	struct siw_mpa_params local = { .revision = SIW_MPA_REV_2,
+					.ird = 4, .ord = 4, .max_ird = 4 };
+	struct siw_mpa_info req, rep;
+	unsigned char frame[SIW_MPA_RR_MAX];
+	socklen_t len;
+	size_t n;
+	int one = 1;
+
+	local.crc = use_crc ? SIW_MPA_CRC_REQUIRED : SIW_MPA_CRC_OFF;
+	if (get_addr(&ss, &len) || enter_ns(client_ns))
+		return -1;
+	t->sock = socket(ss.ss_family, SOCK_STREAM, 0);
+	enter_ns(NULL);
+	if (t->sock < 0)
+		return -1;
+	setsockopt(t->sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(t->sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (connect(t->sock, (struct sockaddr *)&ss, len))
+		return -1;
+	siw_mpa_request_init(&local, &req);
+	if (siw_mpa_build(&req, frame, sizeof(frame), &n) != SIW_MPA_OK ||
+	    write_all(t->sock, frame, n))
+		return -1;
+	if (server_accept(s))
+		return -1;
+	if (read_all(t->sock, frame, SIW_MPA_RR_HDR_LEN) ||
+	    siw_mpa_parse_hdr(frame, SIW_MPA_RR_HDR_LEN, SIW_MPA_REPLY, 0,
+			      &rep) != SIW_MPA_OK ||
+	    read_all(t->sock, frame + SIW_MPA_RR_HDR_LEN,
+		     rep.frame_len - SIW_MPA_RR_HDR_LEN) ||
+	    siw_mpa_parse(frame, rep.frame_len, SIW_MPA_REPLY, 0, &rep) !=
+	    SIW_MPA_OK || rep.reject || rep.ulp_pd_len < 16)
+		return -1;
+	t->crc = rep.crc;
+	t->rkey = siw_get_be32(rep.ulp_pd);
+	t->addr = (uint64_t)siw_get_be32(rep.ulp_pd + 4) << 32 |
+		  siw_get_be32(rep.ulp_pd + 8);
+	return 0;
+}
+
+/* One FPDU around a header and payload; corrupt_crc flips a CRC bit. */
+static size_t fpdu(const struct target *t, const struct siw_hdr *h,
+		   const unsigned char *payload, uint32_t plen,
+		   unsigned char *out, int corrupt_crc)
+{
+	unsigned char hdr[SIW_FPDU_HDR_MAX];
+	struct siw_frag frag = { payload, plen };
+	uint32_t hl, ulpdu, pad, crc = 0;
+	size_t n;
+
+	hl = siw_hdr_encode(h, hdr + SIW_MPA_LEN_LEN, SIW_HDR_MAX);
+	ulpdu = hl + plen;
+	siw_fpdu_put_len(hdr, ulpdu);
+	pad = siw_mpa_pad(ulpdu);
+	if (t->crc)
+		crc = siw_fpdu_crc(hdr, SIW_MPA_LEN_LEN + hl, &frag,
+				   plen ? 1 : 0, pad);
+	if (corrupt_crc)
+		crc ^= 0x10;
+	memcpy(out, hdr, SIW_MPA_LEN_LEN + hl);
+	n = SIW_MPA_LEN_LEN + hl;
+	memcpy(out + n, payload, plen);
+	n += plen;
+	n += siw_fpdu_trailer(out + n, pad, crc);
+	return n;
+}
+
+/*
+ * Reads the server's FPDUs until the connection ends; returns the code of
+ * the first Terminate, SIW_TERM_OK if none came.
+ */
+static enum siw_term_code read_terminate(const struct target *t)
+{
+	unsigned char buf[2 + 65535 + 7];
+	enum siw_term_code code = SIW_TERM_OK;
+
+	for (;;) {
+		struct siw_term_msg msg;
+		uint32_t ulpdu, rest;
+
+		if (read_all(t->sock, buf, 2))
+			return code;
+		ulpdu = siw_get_be16(buf);
+		rest = ulpdu + siw_mpa_pad(ulpdu) + SIW_MPA_CRC_LEN;
+		if (read_all(t->sock, buf + 2, rest))
+			return code;
+		if (code == SIW_TERM_OK && ulpdu >= SIW_TERM_HDR_LEN &&
+		    (buf[3] & SIW_RDMAP_OPCODE_MASK) == SIW_RDMAP_TERMINATE &&
+		    siw_term_decode(buf + 2 + SIW_UNTAGGED_HDR_LEN,
+				    ulpdu - SIW_UNTAGGED_HDR_LEN, &msg))
+			code = msg.code;
+	}
+}
+
+/*
+ * A case: the bytes to send, and what they must draw: a Terminate with
+ * code want, or (want SIW_TERM_OK) none. With a chunk size the bytes go
+ * out in pieces of that size, each its own TCP segment; close_after sends
+ * the attacker's FIN right behind them; data_at says where a valid frame's
+ * payload (DATA_LEN bytes of DATA_BYTE) must have landed.
+ */
+#define DATA_LEN	64
+#define DATA_BYTE	0xc3
+
+struct hostile_case {
+	const char *name;
+	enum siw_term_code want;
+	size_t (*build)(const struct target *t, unsigned char *out);
+	unsigned int chunk;
+	int close_after;
+	int check_data;
+};
+
+static size_t c_bad_crc(const struct target *t, unsigned char *out)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_WRITE, .last = true,
+			     .stag = t->rkey, .to = t->addr };
+	unsigned char data[64] = { 1 };
+
+	return fpdu(t, &h, data, sizeof(data), out, 1);
+}
+
+static size_t c_write_bad_stag(const struct target *t, unsigned char *out)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_WRITE, .last = true,
+			     .stag = t->rkey ^ 0xffffff00, .to = t->addr };
+	unsigned char data[64] = { 2 };
+
+	return fpdu(t, &h, data, sizeof(data), out, 0);
+}
+
+static size_t c_write_past_end(const struct target *t, unsigned char *out)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_WRITE, .last = true,
+			     .stag = t->rkey, .to = t->addr + REGION - 32 };
+	unsigned char data[64] = { 3 };
+
+	return fpdu(t, &h, data, sizeof(data), out, 0);
+}
+
+static size_t c_write_before_start(const struct target *t, unsigned char *out)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_WRITE, .last = true,
+			     .stag = t->rkey, .to = t->addr - 16 };
+	unsigned char data[64] = { 4 };
+
+	return fpdu(t, &h, data, sizeof(data), out, 0);
+}
+
+static size_t c_write_wrap(const struct target *t, unsigned char *out)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_WRITE, .last = true,
+			     .stag = t->rkey, .to = ~0ULL - 15 };
+	unsigned char data[64] = { 5 };
+
+	return fpdu(t, &h, data, sizeof(data), out, 0);
+}
+
+static size_t c_read_past_end(const struct target *t, unsigned char *out)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_READ_REQ, .last = true,
+			     .msn = 1 };
+
+	h.rreq = (struct siw_rreq){ .sink_stag = 0x1234, .sink_to = 0,
+				    .size = 4096, .src_stag = t->rkey,
+				    .src_to = t->addr + REGION - 100 };
+	return fpdu(t, &h, NULL, 0, out, 0);
+}
+
+static size_t c_send_too_long(const struct target *t, unsigned char *out)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_SEND, .last = true,
+			     .msn = 1 };
+	static unsigned char data[RECV_LEN + 64];
+
+	return fpdu(t, &h, data, sizeof(data), out, 0);
+}
+
+static size_t c_wrong_qn(const struct target *t, unsigned char *out)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_SEND, .last = true,
+			     .msn = 1 };
+	unsigned char data[16] = { 6 };
+	size_t n = fpdu(t, &h, data, sizeof(data), out, 0);
+
+	/* QN lives at bytes 6..9 of the untagged header, after the length. */
+	siw_put_be32(out + SIW_MPA_LEN_LEN + 6, 7);
+	if (t->crc) {
+		struct siw_frag f = { data, sizeof(data) };
+		uint32_t hl = SIW_UNTAGGED_HDR_LEN;
+		uint32_t pad = siw_mpa_pad(hl + sizeof(data));
+
+		siw_mpa_crc_put(out + n - SIW_MPA_CRC_LEN,
+				siw_fpdu_crc(out, SIW_MPA_LEN_LEN + hl, &f, 1,
+					     pad));
+	}
+	return n;
+}
+
+static size_t c_msn_out_of_window(const struct target *t, unsigned char *out)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_SEND, .last = true,
+			     .msn = 1000 };
+	unsigned char data[16] = { 7 };
+
+	return fpdu(t, &h, data, sizeof(data), out, 0);
+}
+
+static size_t c_read_resp_unasked(const struct target *t, unsigned char *out)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_READ_RESP, .last = true,
+			     .stag = t->rkey, .to = t->addr };
+	unsigned char data[32] = { 8 };
+
+	return fpdu(t, &h, data, sizeof(data), out, 0);
+}
+
+/* A header field the encoder would not produce: patched afterwards. */
+static size_t patched(const struct target *t, unsigned char *out,
+		      unsigned int byte, unsigned char and, unsigned char or)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_WRITE, .last = true,
+			     .stag = t->rkey, .to = t->addr };
+	unsigned char data[16] = { 9 };
+	size_t n = fpdu(t, &h, data, sizeof(data), out, 0);
+
+	out[SIW_MPA_LEN_LEN + byte] = (out[SIW_MPA_LEN_LEN + byte] & and) | or;
+	if (t->crc) {
+		struct siw_frag f = { data, sizeof(data) };
+		uint32_t hl = SIW_TAGGED_HDR_LEN;
+
+		siw_mpa_crc_put(out + n - SIW_MPA_CRC_LEN,
+				siw_fpdu_crc(out, SIW_MPA_LEN_LEN + hl, &f, 1,
+					     siw_mpa_pad(hl + sizeof(data))));
+	}
+	return n;
+}
+
+static size_t c_ddp_version(const struct target *t, unsigned char *out)
+{
+	return patched(t, out, 0, (unsigned char)~SIW_DDP_DV_MASK, 2);
+}
+
+static size_t c_rdmap_version(const struct target *t, unsigned char *out)
+{
+	return patched(t, out, 1, (unsigned char)~SIW_RDMAP_RV_MASK,
+		       2 << SIW_RDMAP_RV_SHIFT);
+}
+
+static size_t c_reserved_opcode(const struct target *t, unsigned char *out)
+{
+	return patched(t, out, 1, (unsigned char)~SIW_RDMAP_OPCODE_MASK, 0x9);
+}
+
+/* A valid Write of DATA_LEN bytes at offset 256 of the region. */
+static size_t c_valid_write(const struct target *t, unsigned char *out)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_WRITE, .last = true,
+			     .stag = t->rkey, .to = t->addr + 256 };
+	unsigned char data[DATA_LEN];
+
+	memset(data, DATA_BYTE, sizeof(data));
+	return fpdu(t, &h, data, sizeof(data), out, 0);
+}
+
+/* Half of a valid FPDU; the attacker then closes. */
+static size_t c_truncated(const struct target *t, unsigned char *out)
+{
+	return c_valid_write(t, out) / 2;
+}
+
+/* MPA length shorter than a tagged header: a runt segment. */
+static size_t c_runt(const struct target *t, unsigned char *out)
+{
+	size_t n = c_valid_write(t, out);
+
+	(void)n;
+	/*
+	 * Length 6: the ULPDU ends inside the 14-byte header. siw reads a
+	 * whole header before judging it, so zero bytes follow.
+	 */
+	siw_put_be16(out, 6);
+	memset(out + 2 + 6, 0, 4 + 16);
+	return 2 + 6 + 4 + 16;
+}
+
+/* A Read Request whose MPA length claims more than its 28-byte body. */
+static size_t c_read_req_too_long(const struct target *t, unsigned char *out)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_READ_REQ, .last = true,
+			     .msn = 1 };
+	unsigned char extra[8] = { 0 };
+
+	h.rreq = (struct siw_rreq){ .sink_stag = 0x1234, .size = 16,
+				    .src_stag = t->rkey, .src_to = t->addr };
+	return fpdu(t, &h, extra, sizeof(extra), out, 0);
+}
+
+#define TERM(n, code, fn)	{ .name = n, .want = code, .build = fn }
+#define QUIET(n, fn, ch, data) \
+	{ .name = n, .build = fn, .chunk = ch, .close_after = 1, \
+	  .check_data = data }
+
+static const struct hostile_case cases[] = {
+	TERM("bad-crc", SIW_TERM_MPA_CRC, c_bad_crc),
+	TERM("write-bad-stag", SIW_TERM_DDP_T_INVALID_STAG, c_write_bad_stag),
+	TERM("write-past-end", SIW_TERM_DDP_T_BASE_BOUNDS, c_write_past_end),
+	TERM("write-before-start", SIW_TERM_DDP_T_BASE_BOUNDS,
+	     c_write_before_start),
+	TERM("write-to-wraps", SIW_TERM_DDP_T_TO_WRAP, c_write_wrap),
+	TERM("read-past-end", SIW_TERM_RDMAP_BASE_BOUNDS, c_read_past_end),
+	TERM("send-too-long", SIW_TERM_DDP_UT_TOO_LONG, c_send_too_long),
+	TERM("wrong-qn", SIW_TERM_DDP_UT_INVALID_QN, c_wrong_qn),
+	TERM("msn-out-of-window", SIW_TERM_DDP_UT_MSN_RANGE,
+	     c_msn_out_of_window),
+	TERM("read-response-unasked", SIW_TERM_RDMAP_OPCODE,
+	     c_read_resp_unasked),
+	TERM("ddp-version", SIW_TERM_DDP_T_VERSION, c_ddp_version),
+	TERM("rdmap-version", SIW_TERM_RDMAP_VERSION, c_rdmap_version),
+	TERM("reserved-opcode", SIW_TERM_RDMAP_OPCODE, c_reserved_opcode),
+	TERM("runt-segment", SIW_TERM_RDMAP_OP_UNSPEC, c_runt),
+	TERM("read-request-too-long", SIW_TERM_DDP_UT_TOO_LONG,
+	     c_read_req_too_long),
+	QUIET("truncated-then-close", c_truncated, 0, 0),
+	QUIET("valid-write-drip", c_valid_write, 1, 1),
+	QUIET("valid-write-in-3-byte-pieces", c_valid_write, 3, 1),
+	QUIET("valid-write-in-7-byte-pieces", c_valid_write, 7, 1),
+};
+
+#define NCASES (int)(sizeof(cases) / sizeof(cases[0]))
+
+static void server_saw_flush(struct server *s, int *flushed);
+
+/* The server's QP: an async event, and no receive left posted. */
+static int server_saw_error(struct server *s, int *flushed)
+{
+	struct ibv_context *ctx = s->id->verbs;
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event aev;
+	int tries, event = 0;
+
+	fcntl(pfd.fd, F_SETFL, fcntl(pfd.fd, F_GETFL) | O_NONBLOCK);
+	for (tries = 0; tries < 50 && !event; tries++) {
+		if (poll(&pfd, 1, 100) != 1)
+			continue;
+		while (!ibv_get_async_event(ctx, &aev)) {
+			if (aev.element.qp == s->id->qp &&
+			    (aev.event_type == IBV_EVENT_QP_FATAL ||
+			     aev.event_type == IBV_EVENT_QP_ACCESS_ERR))
+				event = 1;
+			ibv_ack_async_event(&aev);
+		}
+	}
+	server_saw_flush(s, flushed);
+	return event;
+}
+
+/* All posted receives complete, none successfully. */
+static void server_saw_flush(struct server *s, int *flushed)
+{
+	struct ibv_wc wc[NRECV];
+	int got = 0, n, tries;
+
+	for (tries = 0; tries < 500 && got < NRECV; tries++) {
+		n = ibv_poll_cq(s->cq, NRECV - got, wc + got);
+		if (n < 0)
+			break;
+		got += n;
+		if (got < NRECV)
+			usleep(10000);
+	}
+	*flushed = got == NRECV;
+	for (n = 0; n < got; n++)
+		if (wc[n].status == IBV_WC_SUCCESS)
+			*flushed = 0;
+}
+
+static void run_case(const struct hostile_case *c)
+{
+	static unsigned char frame[2 + 65535 + 7];
+	const char *mode = use_crc ? "crc" : "no-crc";
+	struct rdma_cm_event *ev;
+	struct target t = { .sock = -1 };
+	struct server s;
+	enum siw_term_code got;
+	int flushed, ok;
+	size_t n;
+
+	if (server_listen(&s) || attacker_connect(&s, &t)) {
+		tap(0, "%s %s: connect and MPA exchange", mode, c->name);
+		goto out;
+	}
+	n = c->build(&t, frame);
+	if (c->chunk) {
+		size_t off;
+
+		ok = 1;
+		for (off = 0; ok && off < n; off += c->chunk) {
+			ok = write_all(t.sock, frame + off,
+				       n - off < c->chunk ? n - off :
+							    c->chunk) == 0;
+			usleep(2000);	/* one TCP segment each */
+		}
+	} else {
+		ok = write_all(t.sock, frame, n) == 0;
+	}
+	if (ok && c->close_after) {
+		usleep(200000);
+		shutdown(t.sock, SHUT_WR);
+	}
+	got = ok ? read_terminate(&t) : SIW_TERM_OK;
+	tap(ok && got == c->want, "%s %s: %s%s (got %s)", mode, c->name,
+	    c->want ? "Terminate " : "no Terminate",
+	    c->want ? siw_term_name(c->want) : "",
+	    got ? siw_term_name(got) : "none");
+	if (c->check_data) {
+		unsigned char want[DATA_LEN];
+
+		memset(want, DATA_BYTE, sizeof(want));
+		tap(!memcmp(s.buf + GUARD + 256, want, DATA_LEN),
+		    "%s %s: the split frame was accepted and placed", mode,
+		    c->name);
+	}
+	if (!c->want) {
+		/* The peer closed: flushed receives, the connection ends. */
+		int flushed = 0;
+
+		server_saw_flush(&s, &flushed);
+		tap(flushed, "%s %s: its %d receives are flushed", mode,
+		    c->name, NRECV);
+		goto tail;
+	}
+	tap(server_saw_error(&s, &flushed),
+	    "%s %s: the server's QP reports an async error event", mode,
+	    c->name);
+	tap(flushed, "%s %s: its %d receives complete, none successfully",
+	    mode, c->name, NRECV);
+tail:
+	tap(guards_intact(&s), "%s %s: guard bytes around the memory intact",
+	    mode, c->name);
+	ok = !wait_cm(s.ec, RDMA_CM_EVENT_DISCONNECTED, 5000, &ev);
+	if (ok)
+		rdma_ack_cm_event(ev);
+	tap(ok, "%s %s: the server sees the connection end", mode, c->name);
+out:
+	if (t.sock >= 0)
+		close(t.sock);
+	server_destroy(&s);
+}
+
+static void usage(const char *prog)
+{
+	int i;
+
+	fprintf(stderr, "usage: %s -a SERVER_ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [-c] [CASE...]\ncases:",
+		prog);
+	for (i = 0; i < NCASES; i++)
+		fprintf(stderr, " %s", cases[i].name);
+	fprintf(stderr, "\n");
+}
+
+int main(int argc, char **argv)
+{
+	int opt, i, a;
+
+	while ((opt = getopt(argc, argv, "a:S:C:ch")) != -1) {
+		switch (opt) {
+		case 'a':
+			server_addr = optarg;
+			break;
+		case 'S':
+			server_ns = optarg;
+			break;
+		case 'C':
+			client_ns = optarg;
+			break;
+		case 'c':
+			use_crc = 1;
+			break;
+		default:
+			usage(argv[0]);
+			return 2;
+		}
+	}
+	if (!server_addr) {
+		usage(argv[0]);
+		return 2;
+	}
+	for (a = optind; a < argc; a++) {
+		for (i = 0; i < NCASES; i++)
+			if (!strcmp(argv[a], cases[i].name))
+				break;
+		if (i == NCASES) {
+			fprintf(stderr, "unknown case '%s'\n", argv[a]);
+			usage(argv[0]);
+			return 2;
+		}
+	}
+	home_ns = open("/proc/self/ns/net", O_RDONLY);
+	printf("TAP version 13\n");
+	for (i = 0; i < NCASES; i++) {
+		int want = optind == argc;
+
+		for (a = optind; a < argc; a++)
+			want |= !strcmp(argv[a], cases[i].name);
+		if (!want)
+			continue;
+		if (!use_crc && cases[i].want == SIW_TERM_MPA_CRC)
+			continue;	/* no CRC to get wrong */
+		run_case(&cases[i]);
+	}
+	printf("1..%d\n", case_num);
+	return case_failed ? 1 : 0;
+}
