@@ -7,9 +7,13 @@
  * built, and the server's answer decoded, with siw's own protocol core
  * (siw/proto.h), compiled into this program.
  *
- *   siw_hostile -a ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [-c] [CASE...]
+ *   siw_hostile -a ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [-c] [-1]
+ *               [-p RTR [-n]] [CASE...]
  *
- * -c asks for MPA CRC. For each case the server has registered a 64 KiB
+ * -c asks for MPA CRC, -1 speaks MPA revision 1, -p asks for peer-to-peer
+ * mode with one RTR type (the server's device must allow it) and sends
+ * the RTR before each case's frames; with -n it sends instead a first
+ * frame that is not the RTR (the cases for that mode). For each case the server has registered a 64 KiB
  * region between two guard pages of the same buffer, and posted receives
  * of 1 KiB; its rkey and address travel in the MPA reply's private data.
  * Checked per case, one TAP line each: the server sends a Terminate with
@@ -47,6 +51,8 @@
 
 static const char *server_ns, *client_ns, *server_addr;
 static int home_ns = -1, use_crc, case_num, case_failed;
+/* MPA mode of the attacker: revision, p2p RTR types offered, RTR sent. */
+static int mpa_rev = 2, p2p_rtr, skip_rtr;
 
 static void tap(int ok, const char *fmt, ...)
 {
@@ -95,6 +101,9 @@ struct target {
 	uint64_t addr;
 	int sock;
 	int crc;
+	u8 rtr;			/* p2p: the RTR type the server chose */
+	u32 send_msn;		/* the next MSN on queue 0 and queue 1 */
+	u32 rreq_msn;
 };
 
 static int get_addr(struct sockaddr_storage *ss, socklen_t *len)
@@ -288,7 +297,12 @@ static int attacker_connect(struct server *s, struct target *t)
 	size_t n;
 	int one = 1;
 
+	struct siw_mpa_result res;
+
 	local.crc = use_crc ? SIW_MPA_CRC_REQUIRED : SIW_MPA_CRC_OFF;
+	local.revision = mpa_rev == 1 ? SIW_MPA_REV_1 : SIW_MPA_REV_2;
+	local.p2p = p2p_rtr != 0;
+	local.rtr_types = p2p_rtr;
 	if (get_addr(&ss, &len) || enter_ns(client_ns))
 		return -1;
 	t->sock = socket(ss.ss_family, SOCK_STREAM, 0);
@@ -313,7 +327,13 @@ static int attacker_connect(struct server *s, struct target *t)
 	    siw_mpa_parse(frame, rep.frame_len, SIW_MPA_REPLY, 0, &rep) !=
 	    SIW_MPA_OK || rep.reject || rep.ulp_pd_len < 16)
 		return -1;
+	siw_mpa_check_reply(&local, &rep, &res);
+	if (res.verdict != SIW_MPA_ACCEPT)
+		return -1;
 	t->crc = rep.crc;
+	t->rtr = res.p2p ? res.rtr : 0;
+	t->send_msn = SIW_MSN_FIRST;
+	t->rreq_msn = SIW_MSN_FIRST;
 	t->rkey = siw_get_be32(rep.ulp_pd);
 	t->addr = (uint64_t)siw_get_be32(rep.ulp_pd + 4) << 32 |
 		  siw_get_be32(rep.ulp_pd + 8);
@@ -391,6 +411,7 @@ struct hostile_case {
 	unsigned int chunk;
 	int close_after;
 	int check_data;
+	int no_rtr;
 };
 
 static size_t c_bad_crc(const struct target *t, unsigned char *out)
@@ -441,7 +462,7 @@ static size_t c_write_wrap(const struct target *t, unsigned char *out)
 static size_t c_read_past_end(const struct target *t, unsigned char *out)
 {
 	struct siw_hdr h = { .opcode = SIW_RDMAP_READ_REQ, .last = true,
-			     .msn = 1 };
+			     .msn = t->rreq_msn };
 
 	h.rreq = (struct siw_rreq){ .sink_stag = 0x1234, .sink_to = 0,
 				    .size = 4096, .src_stag = t->rkey,
@@ -452,7 +473,7 @@ static size_t c_read_past_end(const struct target *t, unsigned char *out)
 static size_t c_send_too_long(const struct target *t, unsigned char *out)
 {
 	struct siw_hdr h = { .opcode = SIW_RDMAP_SEND, .last = true,
-			     .msn = 1 };
+			     .msn = t->send_msn };
 	static unsigned char data[RECV_LEN + 64];
 
 	return fpdu(t, &h, data, sizeof(data), out, 0);
@@ -570,7 +591,7 @@ static size_t c_runt(const struct target *t, unsigned char *out)
 static size_t c_read_req_too_long(const struct target *t, unsigned char *out)
 {
 	struct siw_hdr h = { .opcode = SIW_RDMAP_READ_REQ, .last = true,
-			     .msn = 1 };
+			     .msn = t->rreq_msn };
 	unsigned char extra[8] = { 0 };
 
 	h.rreq = (struct siw_rreq){ .sink_stag = 0x1234, .size = 16,
@@ -578,7 +599,49 @@ static size_t c_read_req_too_long(const struct target *t, unsigned char *out)
 	return fpdu(t, &h, extra, sizeof(extra), out, 0);
 }
 
+/* The RTR of peer-to-peer mode: a zero-length message of type t->rtr. */
+static size_t rtr_frame(struct target *t, unsigned char *out)
+{
+	struct siw_hdr h = { .last = true };
+
+	switch (t->rtr) {
+	case SIW_RTR_WRITE:
+		h.opcode = SIW_RDMAP_WRITE;
+		break;
+	case SIW_RTR_READ:
+		h.opcode = SIW_RDMAP_READ_REQ;
+		h.msn = t->rreq_msn++;
+		break;
+	default:
+		h.opcode = SIW_RDMAP_SEND;
+		h.msn = t->send_msn++;
+		break;
+	}
+	return fpdu(t, &h, NULL, 0, out, 0);
+}
+
+/* P2P without the RTR: a zero-length message of a type not agreed. */
+static size_t c_wrong_rtr(const struct target *t, unsigned char *out)
+{
+	struct siw_hdr h = { .last = true, .msn = 1 };
+
+	h.opcode = t->rtr == SIW_RTR_SEND ? SIW_RDMAP_WRITE : SIW_RDMAP_SEND;
+	return fpdu(t, &h, NULL, 0, out, 0);
+}
+
+static size_t c_send_first(const struct target *t, unsigned char *out)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_SEND, .last = true,
+			     .msn = 1 };
+	unsigned char data[16] = { 10 };
+
+	return fpdu(t, &h, data, sizeof(data), out, 0);
+}
+
 #define TERM(n, code, fn)	{ .name = n, .want = code, .build = fn }
+/* Only in p2p mode without the RTR (-n): a first frame that is not it. */
+#define NO_RTR(n, code, fn) \
+	{ .name = n, .want = code, .build = fn, .no_rtr = 1 }
 #define QUIET(n, fn, ch, data) \
 	{ .name = n, .build = fn, .chunk = ch, .close_after = 1, \
 	  .check_data = data }
@@ -607,6 +670,12 @@ static const struct hostile_case cases[] = {
 	QUIET("valid-write-drip", c_valid_write, 1, 1),
 	QUIET("valid-write-in-3-byte-pieces", c_valid_write, 3, 1),
 	QUIET("valid-write-in-7-byte-pieces", c_valid_write, 7, 1),
+	NO_RTR("first-frame-a-write", SIW_TERM_MPA_NO_RTR, c_valid_write),
+	NO_RTR("first-frame-a-send", SIW_TERM_MPA_NO_RTR, c_send_first),
+	NO_RTR("first-frame-wrong-rtr-type", SIW_TERM_MPA_NO_RTR,
+	       c_wrong_rtr),
+	NO_RTR("first-frame-bad-ddp-version", SIW_TERM_DDP_T_VERSION,
+	       c_ddp_version),
 };
 
 #define NCASES (int)(sizeof(cases) / sizeof(cases[0]))
@@ -660,7 +729,7 @@ static void server_saw_flush(struct server *s, int *flushed)
 static void run_case(const struct hostile_case *c)
 {
 	static unsigned char frame[2 + 65535 + 7];
-	const char *mode = use_crc ? "crc" : "no-crc";
+	char mode[64];
 	struct rdma_cm_event *ev;
 	struct target t = { .sock = -1 };
 	struct server s;
@@ -668,9 +737,21 @@ static void run_case(const struct hostile_case *c)
 	int flushed, ok;
 	size_t n;
 
+	snprintf(mode, sizeof(mode), "rev%d %s%s%s", mpa_rev,
+		 use_crc ? "crc" : "no-crc",
+		 p2p_rtr ? (skip_rtr ? " p2p-no-rtr" : " p2p") : "",
+		 p2p_rtr ? (p2p_rtr == SIW_RTR_WRITE ? "-write" :
+			    p2p_rtr == SIW_RTR_READ ? "-read" : "-send") : "");
 	if (server_listen(&s) || attacker_connect(&s, &t)) {
 		tap(0, "%s %s: connect and MPA exchange", mode, c->name);
 		goto out;
+	}
+	if (t.rtr && !skip_rtr) {
+		n = rtr_frame(&t, frame);
+		if (write_all(t.sock, frame, n)) {
+			tap(0, "%s %s: send the RTR", mode, c->name);
+			goto out;
+		}
 	}
 	n = c->build(&t, frame);
 	if (c->chunk) {
@@ -734,8 +815,12 @@ static void usage(const char *prog)
 {
 	int i;
 
-	fprintf(stderr, "usage: %s -a SERVER_ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [-c] [CASE...]\ncases:",
-		prog);
+	fprintf(stderr, "usage: %s -a SERVER_ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [-c] [-1] [-p RTR [-n]] [CASE...]\n"
+		"  -c      ask for MPA CRC\n"
+		"  -1      speak MPA revision 1\n"
+		"  -p RTR  peer-to-peer mode offering RTR type 1 (Send), 2 (Write) or 4 (Read)\n"
+		"  -n      ... but send a first frame that is not the RTR\n"
+		"cases:", prog);
 	for (i = 0; i < NCASES; i++)
 		fprintf(stderr, " %s", cases[i].name);
 	fprintf(stderr, "\n");
@@ -745,7 +830,7 @@ int main(int argc, char **argv)
 {
 	int opt, i, a;
 
-	while ((opt = getopt(argc, argv, "a:S:C:ch")) != -1) {
+	while ((opt = getopt(argc, argv, "a:S:C:c1p:nh")) != -1) {
 		switch (opt) {
 		case 'a':
 			server_addr = optarg;
@@ -758,6 +843,20 @@ int main(int argc, char **argv)
 			break;
 		case 'c':
 			use_crc = 1;
+			break;
+		case '1':
+			mpa_rev = 1;
+			break;
+		case 'p':
+			p2p_rtr = atoi(optarg);
+			if (p2p_rtr != SIW_RTR_SEND && p2p_rtr != SIW_RTR_WRITE &&
+			    p2p_rtr != SIW_RTR_READ) {
+				usage(argv[0]);
+				return 2;
+			}
+			break;
+		case 'n':
+			skip_rtr = 1;
 			break;
 		default:
 			usage(argv[0]);
@@ -789,6 +888,9 @@ int main(int argc, char **argv)
 			continue;
 		if (!use_crc && cases[i].want == SIW_TERM_MPA_CRC)
 			continue;	/* no CRC to get wrong */
+		/* Without the RTR only first-frame cases make sense. */
+		if (cases[i].no_rtr != (p2p_rtr && skip_rtr))
+			continue;
 		run_case(&cases[i]);
 	}
 	printf("1..%d\n", case_num);
