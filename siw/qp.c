@@ -392,7 +392,10 @@ void siw_qp_fatal(struct siw_qp *qp, enum ib_event_type event)
 	spin_lock_irqsave(&qp->state_lock, flags);
 	was_error = qp->state == IB_QPS_ERR;
 	qp->state = IB_QPS_ERR;
+	/* The connection may end meanwhile: hold the endpoint. */
 	cep = qp->connected ? qp->cep : NULL;
+	if (cep)
+		kref_get(&cep->ref);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	siw_qp_flush(qp);
 	if (!was_error && event && qp->base_qp.event_handler) {
@@ -406,6 +409,8 @@ void siw_qp_fatal(struct siw_qp *qp, enum ib_event_type event)
 	}
 	if (cep && READ_ONCE(qp->term_code) == SIW_TERM_OK)
 		siw_cm_qp_down(cep, true);
+	if (cep)
+		siw_cep_put(cep);
 }
 
 /*
@@ -603,6 +608,8 @@ int siw_modify_qp(struct ib_qp *base_qp, struct ib_qp_attr *attr, int mask,
 		qp->ird = attr->max_dest_rd_atomic;
 	qp->state = next;
 	cep = qp->connected ? qp->cep : NULL;
+	if (cep)
+		kref_get(&cep->ref);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
 	if (next == IB_QPS_ERR)
@@ -610,6 +617,8 @@ int siw_modify_qp(struct ib_qp *base_qp, struct ib_qp_attr *attr, int mask,
 	/* iw_cm's disconnect: SQD is graceful, ERR abortive. */
 	if (cep && (next == IB_QPS_ERR || next == IB_QPS_SQD))
 		siw_cm_qp_down(cep, next == IB_QPS_ERR);
+	if (cep)
+		siw_cep_put(cep);
 	return 0;
 
 out_unlock:

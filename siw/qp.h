@@ -161,7 +161,11 @@ struct siw_qp {
 	struct siw_cq *scq;
 	struct siw_cq *rcq;
 
-	/* The connection, from the MPA exchange until the QP goes down. */
+	/*
+	 * The connection, from the MPA exchange until the QP goes down. The
+	 * QP holds a reference; others read it under state_lock and take
+	 * their own before using it (siw_qp_disconnected drops the QP's).
+	 */
 	struct siw_cep *cep;
 	struct socket *sock;
 	bool crc;		/* MPA CRC negotiated */

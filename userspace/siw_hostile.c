@@ -98,6 +98,7 @@ struct server {
 /* What the attacker learnt from the MPA reply. */
 struct target {
 	uint32_t rkey;
+	uint32_t stale_rkey;	/* of a region deregistered since */
 	uint64_t addr;
 	int sock;
 	int crc;
@@ -169,7 +170,8 @@ static int server_accept(struct server *s)
 	struct rdma_conn_param cp = { .responder_resources = 4,
 				      .initiator_depth = 4 };
 	struct rdma_cm_event *ev;
-	unsigned char pd[16];
+	unsigned char pd[20];
+	struct ibv_mr *stale;
 	uint64_t a;
 	int i;
 
@@ -214,6 +216,14 @@ static int server_accept(struct server *s)
 	siw_put_be32(pd + 4, a >> 32);
 	siw_put_be32(pd + 8, (uint32_t)a);
 	siw_put_be32(pd + 12, REGION);
+	/* An STag that existed: registered, announced, deregistered. */
+	stale = ibv_reg_mr(s->pd, s->buf + GUARD, 4096,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!stale)
+		return -1;
+	siw_put_be32(pd + 16, stale->rkey);
+	if (ibv_dereg_mr(stale))
+		return -1;
 	cp.private_data = pd;
 	cp.private_data_len = sizeof(pd);
 	if (rdma_accept(s->id, &cp))
@@ -325,7 +335,7 @@ static int attacker_connect(struct server *s, struct target *t)
 	    read_all(t->sock, frame + SIW_MPA_RR_HDR_LEN,
 		     rep.frame_len - SIW_MPA_RR_HDR_LEN) ||
 	    siw_mpa_parse(frame, rep.frame_len, SIW_MPA_REPLY, 0, &rep) !=
-	    SIW_MPA_OK || rep.reject || rep.ulp_pd_len < 16)
+	    SIW_MPA_OK || rep.reject || rep.ulp_pd_len < 20)
 		return -1;
 	siw_mpa_check_reply(&local, &rep, &res);
 	if (res.verdict != SIW_MPA_ACCEPT)
@@ -335,6 +345,7 @@ static int attacker_connect(struct server *s, struct target *t)
 	t->send_msn = SIW_MSN_FIRST;
 	t->rreq_msn = SIW_MSN_FIRST;
 	t->rkey = siw_get_be32(rep.ulp_pd);
+	t->stale_rkey = siw_get_be32(rep.ulp_pd + 16);
 	t->addr = (uint64_t)siw_get_be32(rep.ulp_pd + 4) << 32 |
 		  siw_get_be32(rep.ulp_pd + 8);
 	return 0;
@@ -412,6 +423,7 @@ struct hostile_case {
 	int close_after;
 	int check_data;
 	int no_rtr;
+	int reset;		/* end with a TCP reset, not a FIN */
 };
 
 static size_t c_bad_crc(const struct target *t, unsigned char *out)
@@ -555,6 +567,15 @@ static size_t c_reserved_opcode(const struct target *t, unsigned char *out)
 	return patched(t, out, 1, (unsigned char)~SIW_RDMAP_OPCODE_MASK, 0x9);
 }
 
+static size_t c_write_stale_stag(const struct target *t, unsigned char *out)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_WRITE, .last = true,
+			     .stag = t->stale_rkey, .to = t->addr };
+	unsigned char data[64] = { 11 };
+
+	return fpdu(t, &h, data, sizeof(data), out, 0);
+}
+
 /* A valid Write of DATA_LEN bytes at offset 256 of the region. */
 static size_t c_valid_write(const struct target *t, unsigned char *out)
 {
@@ -649,6 +670,8 @@ static size_t c_send_first(const struct target *t, unsigned char *out)
 static const struct hostile_case cases[] = {
 	TERM("bad-crc", SIW_TERM_MPA_CRC, c_bad_crc),
 	TERM("write-bad-stag", SIW_TERM_DDP_T_INVALID_STAG, c_write_bad_stag),
+	TERM("write-deregistered-stag", SIW_TERM_DDP_T_INVALID_STAG,
+	     c_write_stale_stag),
 	TERM("write-past-end", SIW_TERM_DDP_T_BASE_BOUNDS, c_write_past_end),
 	TERM("write-before-start", SIW_TERM_DDP_T_BASE_BOUNDS,
 	     c_write_before_start),
@@ -667,6 +690,7 @@ static const struct hostile_case cases[] = {
 	TERM("read-request-too-long", SIW_TERM_DDP_UT_TOO_LONG,
 	     c_read_req_too_long),
 	QUIET("truncated-then-close", c_truncated, 0, 0),
+	{ .name = "reset-mid-frame", .build = c_truncated, .reset = 1 },
 	QUIET("valid-write-drip", c_valid_write, 1, 1),
 	QUIET("valid-write-in-3-byte-pieces", c_valid_write, 3, 1),
 	QUIET("valid-write-in-7-byte-pieces", c_valid_write, 7, 1),
@@ -771,6 +795,17 @@ static void run_case(const struct hostile_case *c)
 		usleep(200000);
 		shutdown(t.sock, SHUT_WR);
 	}
+	if (ok && c->reset) {
+		struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+		usleep(200000);
+		setsockopt(t.sock, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		close(t.sock);
+		t.sock = -1;
+		tap(1, "%s %s: the attacker resets the connection", mode,
+		    c->name);
+		goto quiet;
+	}
 	got = ok ? read_terminate(&t) : SIW_TERM_OK;
 	tap(ok && got == c->want, "%s %s: %s%s (got %s)", mode, c->name,
 	    c->want ? "Terminate " : "no Terminate",
@@ -786,8 +821,10 @@ static void run_case(const struct hostile_case *c)
 	}
 	if (!c->want) {
 		/* The peer closed: flushed receives, the connection ends. */
-		int flushed = 0;
+		int flushed;
 
+quiet:
+		flushed = 0;
 		server_saw_flush(&s, &flushed);
 		tap(flushed, "%s %s: its %d receives are flushed", mode,
 		    c->name, NRECV);
@@ -811,6 +848,46 @@ out:
 	server_destroy(&s);
 }
 
+/*
+ * Garbage where the MPA request belongs: siw closes the TCP connection
+ * and the server application never hears of it.
+ */
+static void run_garbage_request(void)
+{
+	static const char junk[] = "GET / HTTP/1.0\r\nHost: siw\r\n\r\n";
+	struct sockaddr_storage ss;
+	struct timeval tv = { .tv_sec = 15 };
+	struct rdma_cm_event *ev;
+	struct server s;
+	unsigned char buf[64];
+	socklen_t len;
+	int fd = -1, ok;
+	ssize_t r;
+
+	if (server_listen(&s) || get_addr(&ss, &len) || enter_ns(client_ns)) {
+		tap(0, "garbage-request: listen");
+		goto out;
+	}
+	fd = socket(ss.ss_family, SOCK_STREAM, 0);
+	enter_ns(NULL);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, len) ||
+	    write_all(fd, (const unsigned char *)junk, sizeof(junk))) {
+		tap(0, "garbage-request: connect and send");
+		goto out;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	r = read(fd, buf, sizeof(buf));
+	tap(r == 0 || (r < 0 && errno == ECONNRESET),
+	    "garbage-request: siw closes the connection without a reply (read %zd%s%s)",
+	    r, r < 0 ? ", " : "", r < 0 ? strerror(errno) : "");
+	ok = wait_cm(s.ec, RDMA_CM_EVENT_CONNECT_REQUEST, 500, &ev) < 0;
+	tap(ok, "garbage-request: the server application hears nothing");
+out:
+	if (fd >= 0)
+		close(fd);
+	server_destroy(&s);
+}
+
 static void usage(const char *prog)
 {
 	int i;
@@ -823,7 +900,7 @@ static void usage(const char *prog)
 		"cases:", prog);
 	for (i = 0; i < NCASES; i++)
 		fprintf(stderr, " %s", cases[i].name);
-	fprintf(stderr, "\n");
+	fprintf(stderr, " garbage-request\n");
 }
 
 int main(int argc, char **argv)
@@ -871,7 +948,7 @@ int main(int argc, char **argv)
 		for (i = 0; i < NCASES; i++)
 			if (!strcmp(argv[a], cases[i].name))
 				break;
-		if (i == NCASES) {
+		if (i == NCASES && strcmp(argv[a], "garbage-request")) {
 			fprintf(stderr, "unknown case '%s'\n", argv[a]);
 			usage(argv[0]);
 			return 2;
@@ -893,6 +970,10 @@ int main(int argc, char **argv)
 			continue;
 		run_case(&cases[i]);
 	}
+	/* Before any MPA exchange: once, in the plain mode. */
+	if (!p2p_rtr && !use_crc && mpa_rev == 2 &&
+	    (optind == argc || !strcmp(argv[optind], "garbage-request")))
+		run_garbage_request();
 	printf("1..%d\n", case_num);
 	return case_failed ? 1 : 0;
 }
