@@ -15,7 +15,9 @@
 #   --kcache DIR     where kernel.sh unpacked it
 #   --module PATH    siw.ko built for ABI
 #   --out DIR        output directory (console logs, TAP, dmesg)
-#   --timeout SECS   wall-clock limit of the whole boot (default 1500)
+#   --timeout SECS   wall-clock limit of the whole boot (default: for
+#                    test, the sum of the tests' own timeouts plus 300;
+#                    otherwise 1500)
 #
 # Exit status: 0 when the guest(s) ran MODE to the end and reported
 # success and the console log holds no kernel warning; 1 otherwise.
@@ -23,7 +25,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-abi= kcache= module= out= timeout_s=1500
+abi= kcache= module= out= timeout_s=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--abi) abi=$2; shift 2 ;;
@@ -88,7 +90,8 @@ boot_guest() {
 	append+=" $genv"
 	local serial="file:$gout/console.log"
 	[ "$gmode" = shell ] && serial=mon:stdio
-	qemu-system-x86_64 -name "$name" -machine q35 -cpu max -smp 2 -m 2G \
+	# exec: the caller's $! is then qemu itself, which a timeout kills.
+	exec qemu-system-x86_64 -name "$name" -machine q35 -cpu max -smp 2 -m 2G \
 		-nodefaults -no-reboot -display none -vga none \
 		-kernel "$vmlinuz" -initrd "$initrd" -append "$append" \
 		-fsdev local,id=hostroot,path=/,readonly=on,security_model=none,multidevs=remap \
@@ -134,6 +137,29 @@ twovm)
 	qemu2=$!
 	;;
 esac
+
+# The whole boot's limit: each test runs under its own timeout (its
+# "# timeout: N" header, else 300 s, as guest-run-tests.sh does).
+if [ -z "$timeout_s" ]; then
+	timeout_s=1500
+	if [ "$mode" = test ]; then
+		timeout_s=300
+		if [ $# -eq 0 ]; then
+			files=("$top"/selftests/tests/[0-9]*.sh)
+		else
+			files=()
+			for t in "$@"; do
+				files+=("$top"/selftests/tests/[0-9]*-"$t".sh)
+			done
+		fi
+		for f in "${files[@]}"; do
+			t=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$f" 2>/dev/null | head -1)
+			timeout_s=$((timeout_s + ${t:-300}))
+		done
+	fi
+fi
+
+echo "run.sh: whole-boot limit ${timeout_s}s" >&2
 
 # Bounded wait: a hung guest is killed and counted as a failure; its
 # console log stays in $out for reading.
