@@ -118,9 +118,27 @@ int siw_destroy_cq(struct ib_cq *base_cq, struct ib_udata *udata)
 }
 
 /*
- * Adds one completion. Returns -ENOSPC when the CQ is full; the caller
- * treats that as a CQ overflow (an asynchronous CQ error).
- * Called in any context.
+ * Verbs make an overrun an error of the CQ: IB_EVENT_CQ_ERR to its owner,
+ * once. Any context.
+ */
+static void siw_cq_overflow(struct siw_cq *cq)
+{
+	struct ib_cq *base_cq = &cq->base_cq;
+	struct ib_event ev = {
+		.device = base_cq->device,
+		.element.cq = base_cq,
+		.event = IB_EVENT_CQ_ERR,
+	};
+
+	if (atomic_xchg(&cq->overflowed, 1) || !base_cq->event_handler)
+		return;
+	base_cq->event_handler(&ev, base_cq->cq_context);
+}
+
+/*
+ * Adds one completion. Returns -ENOSPC when the CQ is full (after the CQ
+ * error event); for a connected QP the caller then terminates it, since
+ * the completion is lost. Called in any context.
  */
 int siw_cq_add(struct siw_cq *cq, const struct siw_cqe *src, bool solicited)
 {
@@ -133,6 +151,7 @@ int siw_cq_add(struct siw_cq *cq, const struct siw_cqe *src, bool solicited)
 	cqe = &cq->queue[cq->cq_put % cq->num_cqe];
 	if (READ_ONCE(cqe->flags) & SIW_WQE_VALID) {
 		spin_unlock_irqrestore(&cq->lock, flags);
+		siw_cq_overflow(cq);
 		return -ENOSPC;
 	}
 	cqe->id = src->id;

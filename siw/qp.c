@@ -429,7 +429,8 @@ void siw_qp_terminate(struct siw_qp *qp, enum siw_term_code code,
 	if (qp->term_code == SIW_TERM_OK && qp->connected) {
 		qp->term_code = code;
 		hdr_len = min_t(u32, hdr_len, sizeof(qp->term_hdr));
-		memcpy(qp->term_hdr, hdr, hdr_len);
+		if (hdr_len)
+			memcpy(qp->term_hdr, hdr, hdr_len);
 		qp->term_hdr_len = hdr_len;
 		first = true;
 	}

@@ -95,6 +95,8 @@ struct siw_cq {
 	u32 cq_get;
 	u32 id;
 	bool user;
+	/* Set once the CQ overflowed: its error event goes out once. */
+	atomic_t overflowed;
 };
 
 struct siw_srq {

@@ -132,7 +132,7 @@ static void siw_rx_complete_rqe(struct siw_qp *qp, u32 inval,
 		spin_unlock_irqrestore(&qp->rq_lock, flags);
 	}
 	if (err)
-		siw_qp_fatal(qp, IB_EVENT_CQ_ERR);
+		siw_qp_terminate(qp, SIW_TERM_RDMAP_CATASTROPHIC, NULL, 0);
 }
 
 /*

@@ -240,7 +240,7 @@ void siw_sq_mark_done(struct siw_qp *qp, u32 pos,
 void siw_sq_complete_ready(struct siw_qp *qp)
 {
 	unsigned long flags;
-	bool more;
+	bool more, overflow = false;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	while ((s32)(qp->sq_next - qp->sq_get) > 0) {
@@ -258,8 +258,9 @@ void siw_sq_complete_ready(struct siw_qp *qp)
 			st->status = SIW_WC_WR_FLUSH_ERR;
 		if (st->status != SIW_WC_SUCCESS)
 			qp->sq_failed = true;
+		/* Failing the QP flushes the queue: not under sq_lock. */
 		if (siw_sqe_complete(qp, &sqe, st->bytes, st->status))
-			siw_qp_fatal(qp, IB_EVENT_CQ_ERR);
+			overflow = true;
 	}
 	smp_mb();
 	more = READ_ONCE(qp->sendq[qp->sq_next % qp->num_sqe].flags) &
@@ -267,6 +268,10 @@ void siw_sq_complete_ready(struct siw_qp *qp)
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	pr_debug("siw: QP %u: sq_get %u sq_next %u more %d\n",
 		 qp->base_qp.qp_num, qp->sq_get, qp->sq_next, more);
+	if (overflow) {
+		siw_qp_terminate(qp, SIW_TERM_RDMAP_CATASTROPHIC, NULL, 0);
+		return;
+	}
 	if (more)
 		siw_tx_schedule(qp);
 }

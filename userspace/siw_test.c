@@ -311,7 +311,25 @@ out_cq:
 	ibv_destroy_cq(cq);
 }
 
-/* A CQ smaller than the work posted overflows: no entry is overwritten. */
+/* Waits up to ms for IBV_EVENT_CQ_ERR on cq; skips other events. */
+static int got_cq_error(struct ibv_cq *cq, int ms)
+{
+	struct pollfd pfd = { .fd = cq->context->async_fd, .events = POLLIN };
+	struct ibv_async_event aev;
+	int ok = 0;
+
+	while (!ok && poll(&pfd, 1, ms) == 1 &&
+	       !ibv_get_async_event(cq->context, &aev)) {
+		ok = aev.event_type == IBV_EVENT_CQ_ERR && aev.element.cq == cq;
+		ibv_ack_async_event(&aev);
+	}
+	return ok;
+}
+
+/*
+ * A CQ smaller than the work posted overflows: no entry is overwritten and
+ * the CQ's owner gets the CQ error event.
+ */
 static void case_cq_overflow(struct ctx *c)
 {
 	struct ibv_qp_init_attr attr = { 0 };
@@ -345,6 +363,8 @@ static void case_cq_overflow(struct ctx *c)
 	    "cq_overflow: the two entries that fit are intact and in order");
 	tap(ibv_poll_cq(cq, 8, wc) == 0,
 	    "cq_overflow: the rest did not overwrite them");
+	tap(got_cq_error(cq, 2000),
+	    "cq_overflow: IBV_EVENT_CQ_ERR reports the CQ");
 	ibv_destroy_qp(qp);
 out:
 	if (cq)
