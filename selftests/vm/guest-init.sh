@@ -24,6 +24,16 @@ ln -sf /proc/self/fd /dev/fd 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 hostname "siw-guest${SIW_VM:-}"
 ip link set lo up
+# The first TCP connection of each family seeds the kernel's hash secrets
+# (net_get_random_once) and then rewrites a static key in the TCP lookup
+# path from a work item. Under TCG that live code patching, racing a
+# packet on the other vCPU, once killed a guest with a stray int3 in
+# inet6_ehashfn. Trigger it here, while nothing else runs, and let the
+# work item finish: two refused connects over loopback are enough.
+for a in 127.0.0.1 ::1; do
+	(exec 3<>"/dev/tcp/$a/9") 2>/dev/null
+done
+sleep 1
 echo 1 > /proc/sys/kernel/sysrq
 # Every message reaches the console log the host scans.
 echo 8 > /proc/sys/kernel/printk
