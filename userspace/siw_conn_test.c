@@ -146,14 +146,14 @@ static int get_addr(const char *host, struct sockaddr_storage *ss)
 
 /* PD, CQ (with channel), buffer and MR, and the QP on id. */
 static int end_setup(struct end *e, struct rdma_cm_id *id, int use_srq,
-		     int mr_access)
+		     int mr_access, int cqe)
 {
 	struct ibv_qp_init_attr qa = { 0 };
 
 	e->id = id;
 	e->pd = ibv_alloc_pd(id->verbs);
 	e->chan = ibv_create_comp_channel(id->verbs);
-	e->cq = e->chan ? ibv_create_cq(id->verbs, 256, NULL, e->chan, 0) : NULL;
+	e->cq = e->chan ? ibv_create_cq(id->verbs, cqe ? cqe : 256, NULL, e->chan, 0) : NULL;
 	e->buf = aligned_alloc(4096, BUF_SIZE);
 	if (!e->pd || !e->cq || !e->buf)
 		return -1;
@@ -227,6 +227,7 @@ struct pair_opts {
 	const char *reject;
 	int refused;	/* the client is to get REJECTED from siw itself */
 	int pdata;	/* both sides send PDATA_MAX bytes of private data */
+	int srv_cqe;	/* entries of the server's CQ (0: 256) */
 };
 
 static void pdata_fill(unsigned char *pd, unsigned char seed)
@@ -286,7 +287,7 @@ static int pair_connect(struct pair *p, const struct pair_opts *o)
 		fprintf(stderr, "# client resolve: %s\n", strerror(errno));
 		return -1;
 	}
-	if (end_setup(&p->cli, p->cli.id, 0, o->cli_access)) {
+	if (end_setup(&p->cli, p->cli.id, 0, o->cli_access, 0)) {
 		fprintf(stderr, "# client setup: %s\n", strerror(errno));
 		return -1;
 	}
@@ -315,7 +316,8 @@ static int pair_connect(struct pair *p, const struct pair_opts *o)
 		rdma_destroy_id(sid);
 		return 1;
 	}
-	if (end_setup(&p->srv, sid, o->srv_srq, o->srv_access)) {
+	if (end_setup(&p->srv, sid, o->srv_srq, o->srv_access,
+		      o->srv_cqe)) {
 		fprintf(stderr, "# server setup: %s\n", strerror(errno));
 		return -1;
 	}
@@ -851,6 +853,249 @@ out:
 	pair_destroy(&p);
 }
 
+/* Waits up to ms for IBV_EVENT_CQ_ERR on cq; other events are skipped. */
+static int got_cq_error(struct ibv_cq *cq, int ms)
+{
+	struct pollfd pfd = { .fd = cq->context->async_fd, .events = POLLIN };
+	struct ibv_async_event aev;
+	int step = 100, ok = 0;
+
+	fcntl(pfd.fd, F_SETFL, fcntl(pfd.fd, F_GETFL) | O_NONBLOCK);
+	for (; ms > 0 && !ok; ms -= step) {
+		if (poll(&pfd, 1, step) != 1)
+			continue;
+		while (!ok && !ibv_get_async_event(cq->context, &aev)) {
+			ok = aev.event_type == IBV_EVENT_CQ_ERR &&
+			     aev.element.cq == cq;
+			if (!ok)
+				fprintf(stderr, "# skipped async event %s\n",
+					ibv_event_type_str(aev.event_type));
+			ibv_ack_async_event(&aev);
+		}
+	}
+	return ok;
+}
+
+/* Polls cq until n completions arrived or ms passed; returns the count. */
+static int poll_n_for(struct ibv_cq *cq, struct ibv_wc *wc, int n, int ms)
+{
+	int got = 0;
+
+	for (; got < n && ms > 0; ms--) {
+		int r = ibv_poll_cq(cq, n - got, wc + got);
+
+		if (r < 0)
+			return r;
+		got += r;
+		if (got < n)
+			usleep(1000);
+	}
+	return got;
+}
+
+/*
+ * A CQ that overflows under traffic: the server's CQ holds 8 entries and
+ * is never polled while 32 sends arrive. The ninth completion does not
+ * fit: the CQ's owner gets the CQ error, the 8 entries stay intact, the
+ * server's QP fails and terminates the connection, and every send of the
+ * client completes (successfully or flushed); nothing hangs.
+ */
+#define OVF_SENDS	32
+#define OVF_CQE		8
+static void case_cq_overflow(void)
+{
+	struct pair_opts o = { .srv_access = DEFAULT_ACCESS,
+			       .cli_access = DEFAULT_ACCESS,
+			       .recvs = OVF_SENDS, .srv_cqe = OVF_CQE };
+	struct ibv_wc wc[OVF_SENDS + 1];
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr qa;
+	struct ibv_sge sg;
+	struct pair p;
+	int i, n, ok, bad = 0;
+
+	if (pair_connect(&p, &o)) {
+		tap(0, "cqoverflow: connect");
+		goto out;
+	}
+	fill(p.cli.buf, OVF_SENDS * 4096, 9);
+	for (i = 0; i < OVF_SENDS; i++) {
+		sg = (struct ibv_sge){ (uintptr_t)p.cli.buf + 4096 * i, 4096,
+				       p.cli.mr->lkey };
+		if (send_wr(&p.cli, IBV_WR_SEND, &sg, 1, 0, 0, 0, 500 + i))
+			bad++;
+	}
+	tap(!bad, "cqoverflow: %d sends of 4 KiB posted", OVF_SENDS);
+	tap(got_cq_error(p.srv.cq, 10000),
+	    "cqoverflow: the server's CQ reports IBV_EVENT_CQ_ERR");
+	n = poll_n_for(p.cli.cq, wc, OVF_SENDS, 10000);
+	ok = n == OVF_SENDS;
+	for (i = 0; ok && i < OVF_SENDS; i++)
+		ok = wc[i].wr_id == (uint64_t)(500 + i) &&
+		     (wc[i].status == IBV_WC_SUCCESS ||
+		      wc[i].status == IBV_WC_WR_FLUSH_ERR);
+	tap(ok, "cqoverflow: all %d sends complete at the client, in order, successful or flushed (%d)",
+	    OVF_SENDS, n);
+	n = ibv_poll_cq(p.srv.cq, OVF_SENDS + 1, wc);
+	ok = n == OVF_CQE;
+	for (i = 0; ok && i < OVF_CQE; i++)
+		ok = wc[i].status == IBV_WC_SUCCESS &&
+		     wc[i].opcode == IBV_WC_RECV &&
+		     wc[i].wr_id == (uint64_t)(1000 + i) &&
+		     wc[i].byte_len == 4096 &&
+		     !memcmp(p.srv.buf + 4096 * i, p.cli.buf + 4096 * i, 4096);
+	tap(ok, "cqoverflow: the server's CQ holds the %d receives that fit, intact and in order (%d)",
+	    OVF_CQE, n);
+	ok = !ibv_query_qp(p.srv.id->qp, &qa, IBV_QP_STATE, &ia) &&
+	     qa.qp_state == IBV_QPS_ERR;
+	tap(ok, "cqoverflow: the server's QP is in the error state");
+	tap(got_async_event(p.srv.id->qp, IBV_EVENT_QP_FATAL, 5000),
+	    "cqoverflow: the server's QP reports IBV_EVENT_QP_FATAL");
+out:
+	pair_destroy(&p);
+}
+
+/*
+ * Memory registration churn with traffic running: 8 RDMA Writes stay in
+ * flight, each followed by a small RDMA Read of the same target (a Write
+ * completes once sent; the Read's completion says it was placed). As a
+ * Read completes, the write's data is checked at the target and both MRs
+ * (source and target) are deregistered and registered anew over another
+ * range, mostly unaligned, before the next write.
+ */
+#define CHURN_SLOTS	8
+#define CHURN_ROUNDS	2000
+#define CHURN_SLOT	(BUF_SIZE / CHURN_SLOTS)
+#define CHURN_LEN	(CHURN_SLOT / 2)
+
+struct churn {
+	struct pair *p;
+	struct ibv_mr *src_mr[CHURN_SLOTS], *dst_mr[CHURN_SLOTS];
+	unsigned int shift[CHURN_SLOTS];
+	char sink[CHURN_SLOTS][64];	/* where each Read lands */
+	struct ibv_mr *sink_mr;
+	int posted, bad_reg, bad_post;
+};
+
+/* Registers slot i's two MRs over a new range and posts its write. */
+static void churn_post(struct churn *c, int i)
+{
+	unsigned int sh = (c->posted * 4099u) % (CHURN_SLOT - CHURN_LEN);
+	char *src = c->p->cli.buf + i * CHURN_SLOT + sh;
+	char *dst = c->p->srv.buf + i * CHURN_SLOT + sh;
+	struct ibv_send_wr wr[2] = {}, *bad;
+	struct ibv_sge sg[2];
+
+	c->shift[i] = sh;
+	c->src_mr[i] = ibv_reg_mr(c->p->cli.pd, src, CHURN_LEN,
+				  IBV_ACCESS_LOCAL_WRITE);
+	c->dst_mr[i] = ibv_reg_mr(c->p->srv.pd, dst, CHURN_LEN,
+				  IBV_ACCESS_LOCAL_WRITE |
+				  IBV_ACCESS_REMOTE_WRITE |
+				  IBV_ACCESS_REMOTE_READ);
+	if (!c->src_mr[i] || !c->dst_mr[i]) {
+		c->bad_reg++;
+		return;
+	}
+	fill(src, CHURN_LEN, c->posted);
+	memset(c->sink[i], 0, sizeof(c->sink[i]));
+	sg[0] = (struct ibv_sge){ (uintptr_t)src, CHURN_LEN,
+				  c->src_mr[i]->lkey };
+	sg[1] = (struct ibv_sge){ (uintptr_t)c->sink[i], sizeof(c->sink[i]),
+				  c->sink_mr->lkey };
+	wr[0] = (struct ibv_send_wr){ .wr_id = i, .sg_list = &sg[0],
+				      .num_sge = 1, .next = &wr[1],
+				      .opcode = IBV_WR_RDMA_WRITE };
+	wr[0].wr.rdma.remote_addr = (uintptr_t)dst;
+	wr[0].wr.rdma.rkey = c->dst_mr[i]->rkey;
+	/* The Read fetches the written range's last 64 bytes. */
+	wr[1] = (struct ibv_send_wr){ .wr_id = i, .sg_list = &sg[1],
+				      .num_sge = 1,
+				      .opcode = IBV_WR_RDMA_READ,
+				      .send_flags = IBV_SEND_SIGNALED };
+	wr[1].wr.rdma.remote_addr = (uintptr_t)dst + CHURN_LEN -
+				    sizeof(c->sink[i]);
+	wr[1].wr.rdma.rkey = c->dst_mr[i]->rkey;
+	if (ibv_post_send(c->p->cli.id->qp, wr, &bad))
+		c->bad_post++;
+	c->posted++;
+}
+
+/* Deregisters slot i's MRs; returns non-zero on failure. */
+static int churn_release(struct churn *c, int i)
+{
+	int r = 0;
+
+	if (c->src_mr[i])
+		r |= ibv_dereg_mr(c->src_mr[i]);
+	if (c->dst_mr[i])
+		r |= ibv_dereg_mr(c->dst_mr[i]);
+	c->src_mr[i] = c->dst_mr[i] = NULL;
+	return r;
+}
+
+static void case_mr_churn(void)
+{
+	struct pair_opts o = { .srv_access = DEFAULT_ACCESS,
+			       .cli_access = DEFAULT_ACCESS };
+	struct churn c = { 0 };
+	int done = 0, bad_data = 0, bad_wc = 0;
+	struct ibv_wc wc;
+	struct pair p;
+	int i;
+
+	if (pair_connect(&p, &o)) {
+		tap(0, "mrchurn: connect");
+		goto out;
+	}
+	c.p = &p;
+	c.sink_mr = ibv_reg_mr(p.cli.pd, c.sink, sizeof(c.sink),
+			       IBV_ACCESS_LOCAL_WRITE);
+	if (!c.sink_mr) {
+		tap(0, "mrchurn: register the read sink");
+		goto out;
+	}
+	for (i = 0; i < CHURN_SLOTS; i++)
+		churn_post(&c, i);
+	while (done < c.posted && !c.bad_reg && !c.bad_post && !bad_wc) {
+		if (poll_n_for(p.cli.cq, &wc, 1, 10000) != 1) {
+			bad_wc++;
+			break;
+		}
+		done++;
+		i = (int)wc.wr_id;
+		if (i < 0 || i >= CHURN_SLOTS || wc.status != IBV_WC_SUCCESS) {
+			fprintf(stderr, "# write %d: status %s\n", done,
+				ibv_wc_status_str(wc.status));
+			bad_wc++;
+			break;
+		}
+		if (memcmp(p.srv.buf + i * CHURN_SLOT + c.shift[i],
+			   p.cli.buf + i * CHURN_SLOT + c.shift[i], CHURN_LEN) ||
+		    memcmp(c.sink[i], p.cli.buf + i * CHURN_SLOT + c.shift[i] +
+			   CHURN_LEN - sizeof(c.sink[i]), sizeof(c.sink[i])))
+			bad_data++;
+		if (churn_release(&c, i))
+			c.bad_reg++;
+		if (c.posted < CHURN_ROUNDS)
+			churn_post(&c, i);
+	}
+	tap(!c.bad_reg, "mrchurn: %d MRs registered and deregistered",
+	    2 * c.posted);
+	tap(done == CHURN_ROUNDS && !bad_wc && !c.bad_post,
+	    "mrchurn: all %d writes and reads complete successfully (%d done)",
+	    CHURN_ROUNDS, done);
+	tap(!bad_data,
+	    "mrchurn: every write's data arrived intact, and reads return it (%d bad)",
+	    bad_data);
+out:
+	for (i = 0; i < CHURN_SLOTS; i++)
+		churn_release(&c, i);
+	if (c.sink_mr)
+		ibv_dereg_mr(c.sink_mr);
+	pair_destroy(&p);
+}
+
 static const struct {
 	const char *name;
 	void (*run)(void);
@@ -864,6 +1109,8 @@ static const struct {
 	{ "sendinv", case_sendinv },
 	{ "pdata", case_pdata },
 	{ "mpa", case_mpa },
+	{ "cqoverflow", case_cq_overflow },
+	{ "mrchurn", case_mr_churn },
 };
 
 #define NCASES (int)(sizeof(cases) / sizeof(cases[0]))

@@ -1,0 +1,164 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# timeout: 1500
+# Faults under load, between two namespaces over a veth pair. Each fault
+# strikes while traffic runs and must end with every work request
+# completed or flushed, the programs ended (not hung), no siw object left
+# (rdma resource show) and no TCP connection of siw left behind:
+#   the link goes down and comes back (the transfer survives it),
+#   a storm of connects and disconnects beside a running transfer,
+#   memory registration churn and a CQ overflow (siw_conn_test cases),
+#   the netdev deleted, and `rdma link delete`, with QPs connected.
+# (The peer process killed mid-transfer is in 70-traffic.)
+. "$(dirname "$0")/lib.sh"
+require rping ucmatose ss rdma
+trap 'pkill -9 -x rping; pkill -9 -x ucmatose; cleanup_netns' EXIT
+
+prog=$SIW_DIR/userspace/siw_conn_test
+addr=192.0.2.1
+
+# bring_up: the veth pair with a siw device on each end.
+bring_up() {
+	check "veth pair between two namespaces" setup_veth_pair
+	check "siw on $IF1" n1 rdma link add siw_a type siw netdev "$IF1"
+	check "siw on $IF2" n2 rdma link add siw_b type siw netdev "$IF2"
+}
+
+# rping_start PORT COUNT: a verifying rping pair in the background
+# (server in NS1, client in NS2); sets srv_pid and cli_pid.
+rping_start() {
+	local port=$1 count=$2
+	n1 timeout 600 rping -s -a $addr -p "$port" -V -C "$count" -S 4096 \
+		> /tmp/faults-srv.$$.log 2>&1 &
+	srv_pid=$!
+	wait_for 20 sh -c "ip netns exec $NS1 ss -ltnH | grep -q ':$port '"
+	n2 timeout 600 rping -c -a $addr -p "$port" -V -C "$count" -S 4096 \
+		> /tmp/faults-cli.$$.log 2>&1 &
+	cli_pid=$!
+}
+
+# rping_moving: the pair's QPs are connected (RTS on both ends).
+rping_moving() {
+	[ "$(rdma resource show qp | grep -c 'state RTS')" -ge 2 ]
+}
+
+# rping_wait SECS: waits up to SECS for both to end (then kills them and
+# fails); rc_srv/rc_cli get their exit statuses.
+rping_wait() {
+	local secs=$1 start=$SECONDS hung=0
+	while kill -0 "$cli_pid" 2>/dev/null || kill -0 "$srv_pid" 2>/dev/null; do
+		if [ $((SECONDS - start)) -ge "$secs" ]; then
+			hung=1
+			echo "# rping still running after ${secs}s: killing it"
+			pkill -9 -x rping
+			break
+		fi
+		sleep 0.5
+	done
+	wait "$cli_pid"
+	rc_cli=$?
+	wait "$srv_pid"
+	rc_srv=$?
+	echo "# rping ended after $((SECONDS - start))s: server $rc_srv, client $rc_cli"
+	[ $hung = 0 ]
+}
+
+rping_logs() {
+	echo "server log:"
+	tail -5 /tmp/faults-srv.$$.log
+	echo "client log:"
+	tail -5 /tmp/faults-cli.$$.log
+}
+
+# No TCP connection on the rping/siw_conn_test ports is left in either
+# namespace (an endpoint that never let go of its socket shows here).
+no_siw_sockets() {
+	local left
+	left=$( (n1 ss -tanH; n2 ss -tanH) 2>/dev/null |
+		grep -E ':(7174|7175|7471) ' | grep -v TIME-WAIT)
+	[ -z "$left" ] && return 0
+	echo "$left"
+	return 1
+}
+
+load_siw
+bring_up
+
+# 1. The link goes down for 3 seconds in the middle of a transfer and
+# comes back: TCP carries the connection over the gap, rping's data
+# verification passes, and both ends finish normally.
+rping_start 7174 3000
+check_wait "link down/up: the rping pair is moving data" 30 rping_moving
+check "link down/up: ip link set $IF2 down" n2 ip link set "$IF2" down
+check_wait "link down/up: port of siw_b down" 5 port_state_is siw_b PORT_DOWN
+sleep 3
+check "link down/up: ip link set $IF2 up" n2 ip link set "$IF2" up
+check_wait "link down/up: port of siw_b active" 10 port_state_is siw_b PORT_ACTIVE
+if rping_wait 400 && [ "$rc_srv" = 0 ] && [ "$rc_cli" = 0 ]; then
+	ok "link down/up: 3000 verified rping iterations complete across the gap"
+else
+	fail "link down/up: 3000 verified rping iterations complete across the gap" \
+		"server $rc_srv, client $rc_cli" "$(rping_logs)"
+fi
+check_wait "link down/up: no QP, CQ, MR or PD is left" 10 no_siw_resources
+
+# 2. A storm: rounds of 100 connections set up and torn down by ucmatose
+# while a verifying rping transfer runs beside them on another port; at
+# least 3 rounds, and more while the transfer still runs (up to 10).
+rping_start 7175 5000
+check_wait "storm: the rping pair is moving data" 30 rping_moving
+round=0
+while [ $round -lt 3 ] || { [ $round -lt 10 ] && kill -0 "$cli_pid" 2>/dev/null; }; do
+	round=$((round + 1))
+	client_server "storm: ucmatose with 100 connections, round $round" 300 \
+		"ucmatose -c 100 -C 4" "ucmatose -c 100 -C 4 -s $addr"
+done
+if rping_wait 400 && [ "$rc_srv" = 0 ] && [ "$rc_cli" = 0 ]; then
+	ok "storm: the rping transfer beside it completes, verified"
+else
+	fail "storm: the rping transfer beside it completes, verified" \
+		"server $rc_srv, client $rc_cli" "$(rping_logs)"
+fi
+check_wait "storm: no QP, CQ, MR or PD is left" 10 no_siw_resources
+check_wait "storm: no TCP connection of siw is left" 30 no_siw_sockets
+
+# 3. MR churn and a CQ overflow, under traffic (siw_conn_test).
+echo "+ $prog -a $addr -S $NS1 -C $NS2 mrchurn cqoverflow"
+timeout 300 "$prog" -a $addr -S "$NS1" -C "$NS2" mrchurn cqoverflow
+[ $? = 0 ] || fail "siw_conn_test mrchurn cqoverflow: exit status"
+check_wait "churn/overflow: no QP, CQ, MR or PD is left" 10 no_siw_resources
+check_wait "churn/overflow: no TCP connection of siw is left" 30 no_siw_sockets
+
+# 4. The netdev is deleted under the transfer: both siw devices go with
+# the veth pair, the programs learn of it and end, nothing is left.
+rping_start 7174 1000000
+check_wait "netdev deleted: the rping pair is moving data" 30 rping_moving
+check "netdev deleted: ip link del $IF1 (and its peer)" n1 ip link del "$IF1"
+check_wait "netdev deleted: siw_a and siw_b are gone" 30 \
+	sh -c '[ -z "$(rdma link show)" ]'
+if rping_wait 60; then
+	ok "netdev deleted: both rping processes end within 60 s"
+else
+	fail "netdev deleted: both rping processes end within 60 s" "$(rping_logs)"
+fi
+check_wait "netdev deleted: no QP, CQ, MR or PD is left" 10 no_siw_resources
+cleanup_netns
+
+# 5. rdma link delete with QPs connected.
+bring_up
+rping_start 7174 1000000
+check_wait "link delete: the rping pair is moving data" 30 rping_moving
+check "link delete: rdma link delete siw_a" n1 rdma link delete siw_a
+check_wait "link delete: siw_a is gone" 30 no_rdma_dev siw_a
+if rping_wait 60; then
+	ok "link delete: both rping processes end within 60 s"
+else
+	fail "link delete: both rping processes end within 60 s" "$(rping_logs)"
+fi
+check_wait "link delete: no QP, CQ, MR or PD is left" 10 no_siw_resources
+check_wait "link delete: no TCP connection of siw is left" 60 no_siw_sockets
+check "link delete: siw_b is still there and can be deleted" \
+	n2 rdma link delete siw_b
+cleanup_netns
+rm -f /tmp/faults-srv.$$.log /tmp/faults-cli.$$.log
+check "modprobe -r siw" modprobe -r siw
