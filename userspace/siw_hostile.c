@@ -424,6 +424,7 @@ struct hostile_case {
 	int check_data;
 	int no_rtr;
 	int reset;		/* end with a TCP reset, not a FIN */
+	unsigned int data_len;	/* with check_data: bytes placed (0: DATA_LEN) */
 };
 
 static size_t c_bad_crc(const struct target *t, unsigned char *out)
@@ -587,6 +588,46 @@ static size_t c_valid_write(const struct target *t, unsigned char *out)
 	return fpdu(t, &h, data, sizeof(data), out, 0);
 }
 
+/*
+ * A valid Write of BIG_LEN bytes in one FPDU, far past the MULPDU siw's
+ * side of the connection uses (RFC 5044 bounds what a sender puts in an
+ * FPDU, not what a receiver may take): accepted and placed.
+ */
+#define BIG_LEN		16384
+static size_t c_big_write(const struct target *t, unsigned char *out)
+{
+	static unsigned char data[BIG_LEN];
+	struct siw_hdr h = { .opcode = SIW_RDMAP_WRITE, .last = true,
+			     .stag = t->rkey, .to = t->addr + 256 };
+
+	memset(data, DATA_BYTE, sizeof(data));
+	return fpdu(t, &h, data, sizeof(data), out, 0);
+}
+
+/*
+ * More Read Requests in one burst than any IRD siw grants, each for the
+ * whole region: they arrive in one segment, faster than the responses can
+ * go out, so the responder's queue of inbound Reads fills and the request
+ * past the IRD is a stream-fatal error.
+ */
+#define READ_BURST	65
+static size_t c_reads_past_ird(const struct target *t, unsigned char *out)
+{
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < READ_BURST; i++) {
+		struct siw_hdr h = { .opcode = SIW_RDMAP_READ_REQ,
+				     .last = true, .msn = t->rreq_msn + i };
+
+		h.rreq = (struct siw_rreq){ .sink_stag = 0x1234, .size = REGION,
+					    .src_stag = t->rkey,
+					    .src_to = t->addr };
+		n += fpdu(t, &h, NULL, 0, out + n, 0);
+	}
+	return n;
+}
+
 /* Half of a valid FPDU; the attacker then closes. */
 static size_t c_truncated(const struct target *t, unsigned char *out)
 {
@@ -689,11 +730,15 @@ static const struct hostile_case cases[] = {
 	TERM("runt-segment", SIW_TERM_RDMAP_OP_UNSPEC, c_runt),
 	TERM("read-request-too-long", SIW_TERM_DDP_UT_TOO_LONG,
 	     c_read_req_too_long),
+	TERM("reads-past-ird", SIW_TERM_RDMAP_CATASTROPHIC_STREAM,
+	     c_reads_past_ird),
 	QUIET("truncated-then-close", c_truncated, 0, 0),
 	{ .name = "reset-mid-frame", .build = c_truncated, .reset = 1 },
 	QUIET("valid-write-drip", c_valid_write, 1, 1),
 	QUIET("valid-write-in-3-byte-pieces", c_valid_write, 3, 1),
 	QUIET("valid-write-in-7-byte-pieces", c_valid_write, 7, 1),
+	{ .name = "valid-write-past-mulpdu", .build = c_big_write,
+	  .close_after = 1, .check_data = 1, .data_len = BIG_LEN },
 	NO_RTR("first-frame-a-write", SIW_TERM_MPA_NO_RTR, c_valid_write),
 	NO_RTR("first-frame-a-send", SIW_TERM_MPA_NO_RTR, c_send_first),
 	NO_RTR("first-frame-wrong-rtr-type", SIW_TERM_MPA_NO_RTR,
@@ -812,12 +857,13 @@ static void run_case(const struct hostile_case *c)
 	    c->want ? siw_term_name(c->want) : "",
 	    got ? siw_term_name(got) : "none");
 	if (c->check_data) {
-		unsigned char want[DATA_LEN];
+		static unsigned char want[BIG_LEN];
+		unsigned int len = c->data_len ? c->data_len : DATA_LEN;
 
-		memset(want, DATA_BYTE, sizeof(want));
-		tap(!memcmp(s.buf + GUARD + 256, want, DATA_LEN),
-		    "%s %s: the split frame was accepted and placed", mode,
-		    c->name);
+		memset(want, DATA_BYTE, len);
+		tap(!memcmp(s.buf + GUARD + 256, want, len),
+		    "%s %s: the frame (%u bytes of data) was accepted and placed",
+		    mode, c->name, len);
 	}
 	if (!c->want) {
 		/* The peer closed: flushed receives, the connection ends. */
