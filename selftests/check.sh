@@ -70,18 +70,22 @@ if [ -n "$tests" ]; then
 	done
 fi
 
-# The wire test (80-wire.sh) leaves captures for the host to decode.
-wire=0
+# The wire test (80-wire.sh) and the hostile peer (90-hostile.sh) leave
+# captures for the host to decode.
+wire_parts=
 if [ -z "$tests" ]; then
-	wire=1
+	wire_parts="wire hostile"
 else
-	for t in "${vm_tests[@]}"; do [ "$t" = wire ] && wire=1; done
+	for t in "${vm_tests[@]}"; do
+		case $t in wire|hostile) wire_parts="$wire_parts $t" ;; esac
+	done
 fi
 
 if [ -z "$tests" ] || [ ${#vm_tests[@]} -gt 0 ]; then
 	echo "== in-VM tests on $abi (${vm_tests[*]:-all})"
 	# No capture of an earlier run may stand in for this one's.
-	rm -f "build/vm/test-$abi"/wire-*.pcap
+	rm -f "build/vm/test-$abi"/wire-*.pcap "build/vm/test-$abi"/hostile-*.pcap \
+		"build/vm/test-$abi"/hostile-*.expect
 	if ! run_vm --out "build/vm/test-$abi" test "${vm_tests[@]}"; then
 		extra_failed=1
 	fi
@@ -90,9 +94,9 @@ if [ -z "$tests" ] || [ ${#vm_tests[@]} -gt 0 ]; then
 	grep -E '^not ok' -B12 "$results/vm.tap" || true
 fi
 
-if [ $wire = 1 ]; then
-	echo "== the wire test's captures, decoded by tshark on the host"
-	selftests/wire-check.sh "build/vm/test-$abi" > "$results/wire.tap"
+if [ -n "$wire_parts" ]; then
+	echo "== captures of the in-VM tests, decoded by tshark on the host ($wire_parts)"
+	selftests/wire-check.sh "build/vm/test-$abi" $wire_parts > "$results/wire.tap"
 	grep -E '^not ok' -A3 "$results/wire.tap" || true
 fi
 

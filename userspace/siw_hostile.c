@@ -751,6 +751,29 @@ static const struct hostile_case cases[] = {
 
 static void server_saw_flush(struct server *s, int *flushed);
 
+/*
+ * For the host's independent decode of a capture (selftests/wire-check.sh):
+ * the attacker's TCP port, so its connection can be found, and the
+ * Terminate that must be on it, as layer, error type and code.
+ */
+static void print_expectation(const struct target *t,
+			      const struct hostile_case *c, const char *mode)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	unsigned int port;
+
+	if (getsockname(t->sock, (struct sockaddr *)&ss, &len))
+		return;
+	port = ntohs(ss.ss_family == AF_INET6 ?
+		     ((struct sockaddr_in6 *)&ss)->sin6_port :
+		     ((struct sockaddr_in *)&ss)->sin_port);
+	printf("# expect-terminate port %u layer %u etype %u code %u case %s %s\n",
+	       port, siw_term_layer(c->want), siw_term_etype(c->want),
+	       siw_term_ecode(c->want), mode, c->name);
+	fflush(stdout);
+}
+
 /* The server's QP: an async event, and no receive left posted. */
 static int server_saw_error(struct server *s, int *flushed)
 {
@@ -852,6 +875,8 @@ static void run_case(const struct hostile_case *c)
 		goto quiet;
 	}
 	got = ok ? read_terminate(&t) : SIW_TERM_OK;
+	if (c->want)
+		print_expectation(&t, c, mode);
 	tap(ok && got == c->want, "%s %s: %s%s (got %s)", mode, c->name,
 	    c->want ? "Terminate " : "no Terminate",
 	    c->want ? siw_term_name(c->want) : "",

@@ -32,68 +32,7 @@ if [ -z "${SIW_OUT:-}" ] || [ ! -d "$SIW_OUT" ] || [ ! -w "$SIW_OUT" ]; then
 	exit 1
 fi
 addr=192.0.2.1
-# tcpdump ends by itself after this many packets, whatever happens.
-max_packets=50000
-
-dump_pid=
-dump_log=/tmp/tcpdump.$$.log
-
-# exited PID: the process is gone or a zombie (kill -0 succeeds on both).
-exited() {
-	local st
-	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 0
-	[ -z "$st" ] || [ "${st%% *}" = Z ]
-}
-
-# start_capture NAME FILE: tcpdump on $IF2 into FILE. Each packet is handed
-# over as it arrives (--immediate-mode; otherwise the kernel passes them
-# on in blocks, and the last block is lost when tcpdump stops) and written
-# at once (-U). As root (-Z root): it would drop to user tcpdump before
-# opening FILE. `ip netns exec` execs tcpdump, so $! is tcpdump itself.
-start_capture() {
-	echo "+ tcpdump -i $IF2 -w $2 (in $NS2)"
-	ip netns exec "$NS2" tcpdump -i "$IF2" -nn --immediate-mode -U \
-		-Z root -B 4096 -s 0 -c "$max_packets" -w "$2" tcp \
-		> "$dump_log" 2>&1 &
-	dump_pid=$!
-	check_wait "$1: tcpdump listens on $IF2" 30 grep -q 'listening on' "$dump_log"
-}
-
-# marker_written FILE: FILE holds the end marker, the RST that answers a
-# SYN to port 9, where nothing listens.
-marker_written() {
-	tcpdump -nn -r "$1" 'tcp src port 9 and tcp[tcpflags] & tcp-rst != 0' \
-		2>/dev/null | grep -q .
-}
-
-# end_capture NAME FILE: sends the end marker and waits until tcpdump
-# has written it. Packets are written in the order they were seen, so
-# then all the traffic before it is in FILE too.
-end_capture() {
-	echo "+ end marker: SYN to $addr port 9 (from $NS2)"
-	n2 bash -c "exec 3<>/dev/tcp/$addr/9" 2>/dev/null
-	check_wait "$1: tcpdump wrote the end marker" 30 marker_written "$2"
-}
-
-# stop_capture: SIGINT makes tcpdump close the file and print its
-# counts. A background job of a script may have inherited SIGINT ignored,
-# so TERM, then KILL follow, each after a bounded wait: never hangs.
-stop_capture() {
-	local sig pid=$dump_pid
-
-	[ -n "$pid" ] || return 0
-	dump_pid=
-	for sig in INT TERM KILL; do
-		exited "$pid" && break
-		echo "+ kill -$sig tcpdump ($pid)"
-		kill -"$sig" "$pid" 2>/dev/null
-		wait_for 10 exited "$pid" && break
-	done
-	wait "$pid"
-	local rc=$?
-	sed 's/^/  | /' "$dump_log"
-	[ "$sig" = INT ] && [ "$rc" = 0 ]
-}
+. "$(dirname "$0")/capture.sh"
 
 trap 'stop_capture >/dev/null; cleanup_netns' EXIT
 

@@ -9,9 +9,16 @@
 # with each RTR type, and p2p with a first frame that is not the RTR. The kernel log must stay clean (rate
 # limited lines about the peer only) and siw must unload afterwards.
 . "$(dirname "$0")/lib.sh"
-require rdma
-trap cleanup_netns EXIT
+require rdma tcpdump
+if [ -z "${SIW_OUT:-}" ] || [ ! -d "$SIW_OUT" ] || [ ! -w "$SIW_OUT" ]; then
+	fail "the output share is writable" "SIW_OUT='${SIW_OUT:-}' is not a writable directory"
+	exit 1
+fi
+addr=192.0.2.1
+. "$(dirname "$0")/capture.sh"
+trap 'stop_capture >/dev/null; cleanup_netns' EXIT
 prog=$SIW_DIR/userspace/siw_hostile
+out=/tmp/hostile.$$.out
 
 load_siw
 check "veth pair between two namespaces" setup_veth_pair
@@ -20,11 +27,33 @@ check "siw on $IF1 (the server's side only)" n1 rdma link add siw_a type siw net
 # asks for it only in the p2p modes.
 check "siw_a allows p2p with every RTR type" sh -c \
 	'echo 1 > /sys/class/infiniband/siw_a/mpa/p2p && echo 7 > /sys/class/infiniband/siw_a/mpa/rtr'
+# Revision 2 with CRC off and on is also captured: the host decodes each
+# Terminate siw sent with tshark and compares its layer, error type and
+# code with what the case expects (selftests/wire-check.sh), from the
+# "# expect-terminate" lines siw_hostile prints.
 for mode in "" "-c" "-1" "-1 -c" "-p 2" "-p 4" "-p 1" "-p 4 -c" \
 	    "-p 2 -n" "-p 4 -n" "-p 1 -n -c"; do
-	echo "+ $prog -a 192.0.2.1 -S $NS1 -C $NS2 $mode"
-	timeout 300 "$prog" -a 192.0.2.1 -S "$NS1" -C "$NS2" $mode
-	[ $? = 0 ] || fail "siw_hostile $mode: exit status"
+	name=
+	case "$mode" in
+	"") name=hostile-rev2-crc-off ;;
+	"-c") name=hostile-rev2-crc ;;
+	esac
+	if [ -n "$name" ]; then
+		rm -f "/tmp/$name.pcap" "$SIW_OUT/$name.pcap" "$SIW_OUT/$name.expect"
+		start_capture "$name" "/tmp/$name.pcap"
+	fi
+	echo "+ $prog -a $addr -S $NS1 -C $NS2 $mode"
+	timeout 300 "$prog" -a $addr -S "$NS1" -C "$NS2" $mode | tee "$out"
+	[ "${PIPESTATUS[0]}" = 0 ] || fail "siw_hostile $mode: exit status"
+	if [ -n "$name" ]; then
+		end_capture "$name" "/tmp/$name.pcap"
+		stop_capture >/dev/null ||
+			fail "$name: tcpdump stopped on SIGINT" "$(cat "$dump_log")"
+		check "$name: capture and expected Terminates copied to the output share" \
+			sh -c "cp /tmp/$name.pcap $SIW_OUT/$name.pcap && grep '^# expect-terminate ' $out > $SIW_OUT/$name.expect"
+		rm -f "/tmp/$name.pcap"
+	fi
 done
+rm -f "$out"
 check_wait "no QP, CQ, MR or PD is left" 10 no_siw_resources
 check "modprobe -r siw" modprobe -r siw
