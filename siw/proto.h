@@ -793,4 +793,71 @@ bool siw_term_decode(const u8 *body, size_t len, struct siw_term_msg *out);
 u32 siw_term_build(u32 msn, enum siw_term_code code, const u8 *fpdu_hdr,
 		   size_t fpdu_hdr_len, u8 *buf, size_t buflen);
 
+/*
+ * ------------------------------------------------------------------------
+ * The receive byte stream (rx_stream.c): FPDU framing over pieces of any
+ * size, with the receiver's own checks and placement as callbacks.
+ */
+
+/* Where in the byte stream the next byte belongs. */
+enum siw_rx_phase {
+	SIW_RX_HDR,		/* MPA length and DDP/RDMAP header */
+	SIW_RX_DATA,		/* payload of the current FPDU */
+	SIW_RX_TRAILER,		/* pad and CRC */
+};
+
+struct siw_rx_stream {
+	enum siw_rx_phase phase;
+	u8 hdr[SIW_FPDU_HDR_MAX];
+	u32 hdr_have;
+	u32 ulpdu_len;		/* MPA length field of this FPDU */
+	struct siw_hdr h;	/* decoded header */
+	u32 data_left;		/* payload bytes of this FPDU still to come */
+	u8 trailer[SIW_MPA_CRC_LEN + 3];
+	u32 trailer_have;
+	u32 trailer_len;
+	u32 crc;		/* running CRC: place() adds the payload */
+	bool crc_on;		/* CRC negotiated: the trailer is checked */
+	bool dead;		/* a Terminate decision was taken */
+};
+
+/*
+ * What the receiver supplies. src is the caller's opaque source of bytes
+ * (an skb in the module), off an offset in it.
+ */
+struct siw_rx_ops {
+	/* Copies n bytes at off of src to dst; non-zero on failure. */
+	int (*copy)(void *src, u32 off, void *dst, u32 n);
+	/*
+	 * A header (s->h) passed the core's checks: check it against the
+	 * receiver's state (memory, queues, RTR) and prepare placement.
+	 */
+	enum siw_term_code (*begin)(void *ctx, struct siw_rx_stream *s);
+	/*
+	 * Places n payload bytes at off of src where begin() said, adding
+	 * them to s->crc when s->crc_on. Non-zero: they cannot be placed
+	 * (a local protection error: the stream ends).
+	 */
+	int (*place)(void *ctx, struct siw_rx_stream *s, void *src, u32 off,
+		     u32 n);
+	/* The FPDU is complete and its CRC good. */
+	void (*end)(void *ctx, struct siw_rx_stream *s);
+	/*
+	 * The one Terminate decision of the stream; s->hdr holds
+	 * s->hdr_have bytes of the offending FPDU (0: do not echo them).
+	 */
+	void (*fail)(void *ctx, struct siw_rx_stream *s,
+		     enum siw_term_code code);
+};
+
+/* Feeds len bytes at off of src; always consumes all of them. */
+u32 siw_rx_stream_feed(struct siw_rx_stream *s, const struct siw_rx_ops *ops,
+		       void *ctx, void *src, u32 off, u32 len);
+
+void siw_rx_stream_reset(struct siw_rx_stream *s, bool crc_on);
+
+/* A Read Response against the oldest outstanding Read (see rx_stream.c). */
+enum siw_term_code siw_check_read_resp(bool have, u32 sink_stag, u64 sink_to,
+				       u64 left, const struct siw_hdr *h);
+
 #endif /* SIW_PROTO_H */

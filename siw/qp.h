@@ -38,24 +38,9 @@ struct siw_irq_entry {
 	struct siw_rreq rreq;
 };
 
-/* Receive state: where in the byte stream the next byte belongs. */
-enum siw_rx_phase {
-	SIW_RX_HDR,		/* MPA length and DDP/RDMAP header */
-	SIW_RX_DATA,		/* payload of the current FPDU */
-	SIW_RX_TRAILER,		/* pad and CRC */
-};
-
+/* Receive state of a QP: the stream's framing and what it is placing. */
 struct siw_rx {
-	enum siw_rx_phase phase;
-	u8 hdr[SIW_FPDU_HDR_MAX];
-	u32 hdr_have;
-	u32 ulpdu_len;		/* MPA length field of this FPDU */
-	struct siw_hdr h;	/* decoded header */
-	u32 data_left;		/* payload bytes of this FPDU still to come */
-	u8 trailer[SIW_MPA_CRC_LEN + 3];
-	u32 trailer_have;
-	u32 trailer_len;
-	u32 crc;		/* running CRC of this FPDU */
+	struct siw_rx_stream st;
 
 	/* Placement of the current FPDU's payload. */
 	struct siw_mem *mem;	/* tagged sink, or NULL */
@@ -77,8 +62,6 @@ struct siw_rx {
 
 	u8 term_body[SIW_TERM_BODY_MAX];	/* a received Terminate */
 	u32 term_have;
-
-	bool dead;		/* a Terminate decision was taken */
 };
 
 struct siw_cq {

@@ -5,6 +5,10 @@
  * callback, cut into FPDUs, checked by the protocol core, and placed into
  * the target memory without an intermediate copy.
  *
+ * The framing (MPA length, header, payload, trailer over skbs cut
+ * anywhere) is the protocol core's (rx_stream.c); this file supplies its
+ * callbacks: the checks against QP state and memory, and the placement.
+ *
  * Everything here runs with the socket's lock (softirq, or lock_sock in
  * process context) and sk_callback_lock read-held, so one instance at a
  * time per QP: qp->rx needs no lock of its own.
@@ -18,17 +22,24 @@
 #include "siw.h"
 #include "cm.h"
 
-static void siw_rx_fail(struct siw_qp *qp, enum siw_term_code code)
+/* The stream's Terminate decision: log it (rate limited) and send it. */
+static void siw_rx_terminate(struct siw_qp *qp, enum siw_term_code code)
 {
-	struct siw_rx *rx = &qp->rx;
+	struct siw_rx_stream *st = &qp->rx.st;
 
-	if (rx->dead)
-		return;
-	rx->dead = true;
 	pr_info_ratelimited("siw: %s: QP %u: terminating: %s\n",
 			    dev_name(&qp->sdev->base_dev.dev),
 			    qp->base_qp.qp_num, siw_term_name(code));
-	siw_qp_terminate(qp, code, rx->hdr, rx->hdr_have);
+	siw_qp_terminate(qp, code, st->hdr, st->hdr_have);
+}
+
+/* A violation found at the end of an FPDU, outside the core's loop. */
+static void siw_rx_fail(struct siw_qp *qp, enum siw_term_code code)
+{
+	if (qp->rx.st.dead)
+		return;
+	qp->rx.st.dead = true;
+	siw_rx_terminate(qp, code);
 }
 
 static void siw_rx_put_mem(struct siw_rx *rx)
@@ -52,8 +63,9 @@ static int siw_rx_copy(struct siw_qp *qp, struct siw_mem *mem, u64 addr,
 		dst = page_address(seg.page) + seg.off;
 		if (skb_copy_bits(skb, off, dst, seg.len))
 			return -EFAULT;
-		if (qp->crc)
-			qp->rx.crc = siw_mpa_crc_update(qp->rx.crc, dst, seg.len);
+		if (qp->rx.st.crc_on)
+			qp->rx.st.crc = siw_mpa_crc_update(qp->rx.st.crc, dst,
+							   seg.len);
 		addr += seg.len;
 		off += seg.len;
 		n -= seg.len;
@@ -144,7 +156,7 @@ static void siw_rx_complete_rqe(struct siw_qp *qp, u32 inval,
 static enum siw_term_code siw_rx_check_rtr(struct siw_qp *qp)
 {
 	struct siw_rx *rx = &qp->rx;
-	const struct siw_hdr *h = &rx->h;
+	const struct siw_hdr *h = &rx->st.h;
 	bool ok;
 
 	switch (rx->rtr_await) {
@@ -173,7 +185,7 @@ static enum siw_term_code siw_rx_check_rtr(struct siw_qp *qp)
 static enum siw_term_code siw_rx_begin(struct siw_qp *qp)
 {
 	struct siw_rx *rx = &qp->rx;
-	struct siw_hdr *h = &rx->h;
+	struct siw_hdr *h = &rx->st.h;
 	struct siw_mem_view view;
 	enum siw_term_code code;
 	unsigned long flags;
@@ -209,15 +221,9 @@ static enum siw_term_code siw_rx_begin(struct siw_qp *qp)
 			size -= qp->orq_done_bytes;
 		}
 		spin_unlock_irqrestore(&qp->orq_lock, flags);
-		/* A response nobody asked for, or not for what we asked. */
-		if (!have)
-			return SIW_TERM_RDMAP_OPCODE;
-		if (h->payload_len > size)
-			return SIW_TERM_DDP_T_BASE_BOUNDS;
-		if (!h->payload_len)
-			return SIW_TERM_OK;
-		if (h->stag != sink_stag || h->to != sink_to)
-			return SIW_TERM_DDP_T_INVALID_STAG;
+		code = siw_check_read_resp(have, sink_stag, sink_to, size, h);
+		if (code != SIW_TERM_OK || !h->payload_len)
+			return code;
 		rx->mem = siw_mem_get_local(qp->sdev, qp->user, h->stag);
 		siw_mem_view_of(rx->mem, qp->base_qp.pd, IB_ACCESS_LOCAL_WRITE,
 				&view);
@@ -283,10 +289,10 @@ static enum siw_term_code siw_rx_begin(struct siw_qp *qp)
 		/* Its control word came with the header: keep body whole. */
 		u32 at = SIW_MPA_LEN_LEN + SIW_UNTAGGED_HDR_LEN;
 
-		rx->term_have = min_t(u32, rx->hdr_have > at ?
-				      rx->hdr_have - at : 0,
+		rx->term_have = min_t(u32, rx->st.hdr_have > at ?
+				      rx->st.hdr_have - at : 0,
 				      sizeof(rx->term_body));
-		memcpy(rx->term_body, rx->hdr + at, rx->term_have);
+		memcpy(rx->term_body, rx->st.hdr + at, rx->term_have);
 		return SIW_TERM_OK;
 	}
 
@@ -339,7 +345,7 @@ static int siw_rx_place(struct siw_qp *qp, const struct sk_buff *skb,
 {
 	struct siw_rx *rx = &qp->rx;
 
-	switch (rx->h.opcode) {
+	switch (rx->st.h.opcode) {
 	case SIW_RDMAP_WRITE:
 	case SIW_RDMAP_READ_RESP:
 		if (siw_rx_copy(qp, rx->mem, rx->to, skb, off, n))
@@ -360,17 +366,19 @@ static int siw_rx_place(struct siw_qp *qp, const struct sk_buff *skb,
 		if (keep && skb_copy_bits(skb, off, rx->term_body +
 					  rx->term_have, keep))
 			return -EFAULT;
-		if (qp->crc && keep)
-			rx->crc = siw_mpa_crc_update(rx->crc, rx->term_body +
-						     rx->term_have, keep);
+		if (rx->st.crc_on && keep)
+			rx->st.crc = siw_mpa_crc_update(rx->st.crc,
+							rx->term_body +
+							rx->term_have, keep);
 		rx->term_have += keep;
 		for (done = keep; done < n; ) {
 			u32 c = min_t(u32, n - done, sizeof(scratch));
 
 			if (skb_copy_bits(skb, off + done, scratch, c))
 				return -EFAULT;
-			if (qp->crc)
-				rx->crc = siw_mpa_crc_update(rx->crc, scratch, c);
+			if (rx->st.crc_on)
+				rx->st.crc = siw_mpa_crc_update(rx->st.crc,
+								scratch, c);
 			done += c;
 		}
 		return 0;
@@ -381,7 +389,7 @@ static int siw_rx_place(struct siw_qp *qp, const struct sk_buff *skb,
 }
 
 /* A Terminate from the peer: the connection is over. */
-static void siw_rx_got_terminate(struct siw_qp *qp, const struct sk_buff *skb)
+static void siw_rx_got_terminate(struct siw_qp *qp)
 {
 	struct siw_orq_entry *e;
 	struct siw_term_msg msg;
@@ -408,15 +416,15 @@ static void siw_rx_got_terminate(struct siw_qp *qp, const struct sk_buff *skb)
 	spin_unlock_irqrestore(&qp->orq_lock, flags);
 	if (read_waits)
 		siw_sq_mark_done(qp, pos, SIW_WC_REM_ACCESS_ERR, 0);
-	qp->rx.dead = true;
+	qp->rx.st.dead = true;
 	siw_qp_fatal(qp, IB_EVENT_QP_FATAL);
 }
 
 /* The FPDU is complete and its CRC good: finish what it ends. */
-static void siw_rx_end(struct siw_qp *qp, const struct sk_buff *skb)
+static void siw_rx_end(struct siw_qp *qp)
 {
 	struct siw_rx *rx = &qp->rx;
-	struct siw_hdr *h = &rx->h;
+	struct siw_hdr *h = &rx->st.h;
 	struct siw_orq_entry e;
 	unsigned long flags;
 	u32 inval = 0;
@@ -497,112 +505,66 @@ static void siw_rx_end(struct siw_qp *qp, const struct sk_buff *skb)
 		return;
 
 	case SIW_RDMAP_TERMINATE:
-		siw_rx_got_terminate(qp, skb);
+		siw_rx_got_terminate(qp);
 		return;
 	default:
 		return;
 	}
 }
 
-/* tcp_read_sock actor: consumes as much of the skb as it can. */
+/* The callbacks of the core's stream parser, on a QP and skbs. */
+static int siw_rx_op_copy(void *src, u32 off, void *dst, u32 n)
+{
+	return skb_copy_bits(src, off, dst, n);
+}
+
+static enum siw_term_code siw_rx_op_begin(void *ctx, struct siw_rx_stream *s)
+{
+	struct siw_qp *qp = ctx;
+
+	pr_debug("siw: QP %u: rx fpdu ulpdu %u ctrl %02x%02x\n",
+		 qp->base_qp.qp_num, s->ulpdu_len, s->hdr[2], s->hdr[3]);
+	return siw_rx_begin(qp);
+}
+
+static int siw_rx_op_place(void *ctx, struct siw_rx_stream *s, void *src,
+			   u32 off, u32 n)
+{
+	struct siw_qp *qp = ctx;
+
+	if (!siw_rx_place(qp, src, off, n))
+		return 0;
+	/* A receive being filled ends with a local protection error. */
+	siw_rx_complete_rqe(qp, 0, SIW_WC_LOC_PROT_ERR);
+	return -EFAULT;
+}
+
+static void siw_rx_op_end(void *ctx, struct siw_rx_stream *s)
+{
+	siw_rx_end(ctx);
+}
+
+static void siw_rx_op_fail(void *ctx, struct siw_rx_stream *s,
+			   enum siw_term_code code)
+{
+	siw_rx_terminate(ctx, code);
+}
+
+static const struct siw_rx_ops siw_rx_ops = {
+	.copy = siw_rx_op_copy,
+	.begin = siw_rx_op_begin,
+	.place = siw_rx_op_place,
+	.end = siw_rx_op_end,
+	.fail = siw_rx_op_fail,
+};
+
+/* tcp_read_sock actor: consumes the whole skb. */
 static int siw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 			unsigned int off, size_t len)
 {
 	struct siw_qp *qp = desc->arg.data;
-	struct siw_rx *rx = &qp->rx;
-	size_t left = len;
 
-	while (left && !rx->dead) {
-		u32 n, want;
-		enum siw_term_code code;
-
-		switch (rx->phase) {
-		case SIW_RX_HDR:
-			want = rx->hdr_have < 4 ? 4 :
-			       SIW_MPA_LEN_LEN + siw_ddp_hdr_len(rx->hdr[2],
-								 rx->hdr[3]);
-			if (want > sizeof(rx->hdr)) {
-				siw_rx_fail(qp, SIW_TERM_RDMAP_OPCODE);
-				break;
-			}
-			n = min_t(size_t, want - rx->hdr_have, left);
-			if (skb_copy_bits(skb, off, rx->hdr + rx->hdr_have, n))
-				goto fault;
-			rx->hdr_have += n;
-			off += n;
-			left -= n;
-			if (rx->hdr_have < want || want == 4)
-				break;
-			rx->ulpdu_len = siw_get_be16(rx->hdr);
-			pr_debug("siw: QP %u: rx fpdu ulpdu %u ctrl %02x%02x\n",
-				 qp->base_qp.qp_num, rx->ulpdu_len, rx->hdr[2],
-				 rx->hdr[3]);
-			code = siw_ddp_check(rx->hdr + SIW_MPA_LEN_LEN,
-					     rx->hdr_have - SIW_MPA_LEN_LEN,
-					     rx->ulpdu_len, 0, &rx->h);
-			if (code == SIW_TERM_OK)
-				code = siw_rx_begin(qp);
-			if (code != SIW_TERM_OK) {
-				siw_rx_fail(qp, code);
-				break;
-			}
-			rx->crc = siw_mpa_crc_update(siw_mpa_crc_init(),
-						     rx->hdr, rx->hdr_have);
-			rx->data_left = rx->h.payload_len;
-			rx->trailer_len = siw_mpa_pad(rx->ulpdu_len) +
-					  SIW_MPA_CRC_LEN;
-			rx->trailer_have = 0;
-			rx->phase = rx->data_left ? SIW_RX_DATA : SIW_RX_TRAILER;
-			break;
-
-		case SIW_RX_DATA:
-			n = min_t(size_t, rx->data_left, left);
-			if (siw_rx_place(qp, skb, off, n)) {
-				siw_rx_complete_rqe(qp, 0, SIW_WC_LOC_PROT_ERR);
-				siw_rx_fail(qp, SIW_TERM_RDMAP_CATASTROPHIC_STREAM);
-				break;
-			}
-			off += n;
-			left -= n;
-			rx->data_left -= n;
-			if (!rx->data_left)
-				rx->phase = SIW_RX_TRAILER;
-			break;
-
-		case SIW_RX_TRAILER:
-			n = min_t(size_t, rx->trailer_len - rx->trailer_have,
-				  left);
-			if (skb_copy_bits(skb, off,
-					  rx->trailer + rx->trailer_have, n))
-				goto fault;
-			rx->trailer_have += n;
-			off += n;
-			left -= n;
-			if (rx->trailer_have < rx->trailer_len)
-				break;
-			if (qp->crc) {
-				u32 pad = rx->trailer_len - SIW_MPA_CRC_LEN;
-				u32 crc = siw_mpa_crc_final(siw_mpa_crc_update(
-						rx->crc, rx->trailer, pad));
-
-				if (crc != siw_mpa_crc_get(rx->trailer + pad)) {
-					rx->hdr_have = 0; /* untrusted header */
-					siw_rx_fail(qp, SIW_TERM_MPA_CRC);
-					break;
-				}
-			}
-			siw_rx_end(qp, skb);
-			rx->phase = SIW_RX_HDR;
-			rx->hdr_have = 0;
-			break;
-		}
-	}
-	/* After a Terminate decision the rest of the stream is dropped. */
-	return len;
-
-fault:
-	siw_rx_fail(qp, SIW_TERM_RDMAP_CATASTROPHIC_STREAM);
-	return len;
+	return siw_rx_stream_feed(&qp->rx.st, &siw_rx_ops, qp, skb, off, len);
 }
 
 static void siw_rx_sock(struct siw_qp *qp, struct sock *sk)
@@ -643,6 +605,7 @@ void siw_rx_reset(struct siw_qp *qp)
 	u32 i;
 
 	memset(rx, 0, sizeof(*rx));
+	siw_rx_stream_reset(&rx->st, qp->crc);
 	for (i = 0; i < SIW_QN_NUM; i++)
 		rx->msn[i] = SIW_MSN_FIRST;
 }
