@@ -2,7 +2,7 @@
 /*
  * gen_seeds DIR: writes the seed corpora of the fuzz targets, valid
  * inputs built with the protocol core's own encoders, into
- * DIR/fuzz_mpa/ and DIR/fuzz_ddp/. The committed corpus came from here;
+ * DIR/fuzz_mpa/, DIR/fuzz_ddp/ and DIR/fuzz_rx/. The committed corpus came from here;
  * rerun it after changing an input layout of a target.
  */
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "proto.h"
 
 static const char *dir;
-static int n_mpa, n_ddp;
+static int n_mpa, n_ddp, n_rx;
 
 static void put(const char *target, int n, const u8 *a, size_t alen,
 		const u8 *b, size_t blen)
@@ -60,6 +60,91 @@ static void ddp_seed(const struct siw_hdr *h, u32 payload, u8 model0)
 	pre[8] = ulpdu >> 8;
 	pre[9] = ulpdu;
 	put("fuzz_ddp", n_ddp++, pre, sizeof(pre), seg, hl + payload);
+}
+
+/* One whole FPDU of the ULPDU [ulpdu, ulpdu + len) at out; its size. */
+static u32 rx_fpdu(const u8 *ulpdu, u32 len, int crc, u8 *out)
+{
+	struct siw_frag f = { ulpdu, len };
+	u32 pad = siw_mpa_pad(len), c = 0;
+
+	siw_fpdu_put_len(out, len);
+	memcpy(out + SIW_MPA_LEN_LEN, ulpdu, len);
+	if (crc)
+		c = siw_fpdu_crc(out, SIW_MPA_LEN_LEN, &f, 1, pad);
+	return SIW_MPA_LEN_LEN + len +
+	       siw_fpdu_trailer(out + SIW_MPA_LEN_LEN + len, pad, c);
+}
+
+/* A header and payload bytes of value fill as one FPDU at out. */
+static u32 rx_msg(const struct siw_hdr *h, u32 payload, int crc, u8 *out)
+{
+	u8 ulpdu[SIW_HDR_MAX + 512];
+	u32 hl = siw_hdr_encode(h, ulpdu, sizeof(ulpdu));
+
+	if (!hl || payload > 512) {
+		fprintf(stderr, "gen_seeds: cannot encode a header\n");
+		exit(1);
+	}
+	memset(ulpdu + hl, 0x3c, payload);
+	return rx_fpdu(ulpdu, hl + payload, crc, out);
+}
+
+/*
+ * fuzz_rx: the configuration (see fuzz_rx.c), then a valid stream that
+ * touches every placement: a Write, a Send, a Read Request, the Read
+ * Response for the model's first Read, and a Terminate.
+ */
+static void rx_seed(int crc, const u8 *pieces)
+{
+	u8 cfg[32] = {
+		(u8)(crc | 2 << 1),		/* CRC, IRD 3 */
+		0, 0, 0x10, 0, 0x0f, 0xff,	/* region 0: 0x100000, 4 KiB */
+		0, 0, 0x20, 0, 0x0f, 0xff,	/* region 1: 0x200000, 4 KiB */
+		16, 16, 16, 16, 16, 16, 16, 16,	/* receive SGEs of 256 bytes */
+		0, 1, 8, 1,			/* Reads: 64 bytes at 0, 128 */
+	};
+	u8 stream[4096], term[SIW_TERM_ULPDU_MAX];
+	struct siw_hdr h;
+	u32 n = 0, tl;
+
+	memcpy(cfg + 25, pieces, 7);
+	memset(&h, 0, sizeof(h));
+	h.opcode = SIW_RDMAP_WRITE;
+	h.last = true;
+	h.stag = 0x142;
+	h.to = 0x100010;
+	n += rx_msg(&h, 100, crc, stream + n);
+
+	memset(&h, 0, sizeof(h));
+	h.opcode = SIW_RDMAP_SEND;
+	h.last = true;
+	h.msn = SIW_MSN_FIRST;
+	n += rx_msg(&h, 200, crc, stream + n);
+
+	memset(&h, 0, sizeof(h));
+	h.opcode = SIW_RDMAP_READ_REQ;
+	h.last = true;
+	h.msn = SIW_MSN_FIRST;
+	h.rreq = (struct siw_rreq){ .sink_stag = 0x999, .size = 64,
+				    .src_stag = 0x142, .src_to = 0x100000 };
+	n += rx_msg(&h, 0, crc, stream + n);
+
+	memset(&h, 0, sizeof(h));
+	h.opcode = SIW_RDMAP_READ_RESP;
+	h.last = true;
+	h.stag = 0x242;
+	h.to = 0x200000;
+	n += rx_msg(&h, 64, crc, stream + n);
+
+	tl = siw_term_build(SIW_MSN_FIRST, SIW_TERM_RDMAP_ACCESS, NULL, 0,
+			    term, sizeof(term));
+	if (!tl) {
+		fprintf(stderr, "gen_seeds: cannot build a Terminate\n");
+		exit(1);
+	}
+	n += rx_fpdu(term, tl, crc, stream + n);
+	put("fuzz_rx", n_rx++, cfg, sizeof(cfg), stream, n);
 }
 
 int main(int argc, char **argv)
@@ -134,7 +219,11 @@ int main(int argc, char **argv)
 		pre[9] = n;
 		put("fuzz_ddp", n_ddp++, pre, sizeof(pre), term, n);
 	}
-	printf("gen_seeds: %d fuzz_mpa and %d fuzz_ddp seeds in %s\n", n_mpa,
-	       n_ddp, dir);
+	rx_seed(0, (const u8 *)"\xff\xff\xff\xff\xff\xff\xff");
+	rx_seed(1, (const u8 *)"\xff\xff\xff\xff\xff\xff\xff");
+	rx_seed(0, (const u8 *)"\x07\x01\xc8\x0d\x40\x03\xff");
+	rx_seed(1, (const u8 *)"\x01\x01\x01\x01\x01\x01\x01");
+	printf("gen_seeds: %d fuzz_mpa, %d fuzz_ddp and %d fuzz_rx seeds in %s\n",
+	       n_mpa, n_ddp, n_rx, dir);
 	return 0;
 }
