@@ -352,12 +352,12 @@ static void pair_destroy(struct pair *p)
 		rdma_destroy_event_channel(sec);
 }
 
-/* Polls cq for n completions, up to two seconds. */
-static int poll_n(struct ibv_cq *cq, struct ibv_wc *wc, int n)
+/* Polls cq until n completions arrived or ms passed; returns the count. */
+static int poll_n_for(struct ibv_cq *cq, struct ibv_wc *wc, int n, int ms)
 {
-	int got = 0, tries;
+	int got = 0;
 
-	for (tries = 0; got < n && tries < 2000; tries++) {
+	for (; got < n && ms > 0; ms--) {
 		int r = ibv_poll_cq(cq, n - got, wc + got);
 
 		if (r < 0)
@@ -367,6 +367,12 @@ static int poll_n(struct ibv_cq *cq, struct ibv_wc *wc, int n)
 			usleep(1000);
 	}
 	return got;
+}
+
+/* Polls cq for n completions, up to two seconds. */
+static int poll_n(struct ibv_cq *cq, struct ibv_wc *wc, int n)
+{
+	return poll_n_for(cq, wc, n, 2000);
 }
 
 /*
@@ -876,22 +882,6 @@ static int got_cq_error(struct ibv_cq *cq, int ms)
 	return ok;
 }
 
-/* Polls cq until n completions arrived or ms passed; returns the count. */
-static int poll_n_for(struct ibv_cq *cq, struct ibv_wc *wc, int n, int ms)
-{
-	int got = 0;
-
-	for (; got < n && ms > 0; ms--) {
-		int r = ibv_poll_cq(cq, n - got, wc + got);
-
-		if (r < 0)
-			return r;
-		got += r;
-		if (got < n)
-			usleep(1000);
-	}
-	return got;
-}
 
 /*
  * A CQ that overflows under traffic: the server's CQ holds 8 entries and
