@@ -56,6 +56,13 @@ static int siw_query_device(struct ib_device *ibdev,
 	attr->max_srq_sge = SIW_MAX_SGE;
 	attr->atomic_cap = IB_ATOMIC_NONE;
 	attr->max_pkeys = 1;
+	/*
+	 * Fast-register MRs (alloc_mr, map_mr_sg, IB_WR_REG_MR), local
+	 * invalidate and Send with Invalidate: kernel ULPs (nvme-rdma,
+	 * rpcrdma) refuse a device without them.
+	 */
+	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS;
+	attr->max_fast_reg_page_list_len = SIW_MAX_FRMR_PAGES;
 	/* `rdma link delete` may remove a siw device. */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	/* iWARP has no address handles, multicast or memory windows (yet). */

@@ -165,7 +165,12 @@ int siw_mem_seg(struct siw_mem *mem, u64 addr, u64 len,
 		break;
 	case SIW_MEM_FRMR: {
 		u64 page_size = 1ULL << mem->page_shift;
-		u64 first = mem->pbl[0] & (page_size - 1);
+		/*
+		 * ib_sg_to_pages() hands over page-aligned addresses; where
+		 * the region starts in its first page is the iova's offset
+		 * (a ULP may rewrite the iova's upper bits, never these).
+		 */
+		u64 first = mem->va & (page_size - 1);
 		u64 kva;
 
 		off = addr - mem->va + first;
