@@ -376,14 +376,13 @@ static int poll_n(struct ibv_cq *cq, struct ibv_wc *wc, int n)
 }
 
 /*
- * Waits up to ms for async event want on qp. Other events are skipped:
- * on loopback both ends share one device context, so the other end's
- * events come through the same channel.
+ * Waits up to ms for async event want on obj (a QP, or the CQ of a CQ
+ * error). Other events are skipped: on loopback both ends share one
+ * device context, so the other end's events come through the same channel.
  */
-static int got_async_event(struct ibv_qp *qp, enum ibv_event_type want,
-			   int ms)
+static int got_event(struct ibv_context *ctx, enum ibv_event_type want,
+		     const void *obj, int ms)
 {
-	struct ibv_context *ctx = qp->context;
 	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
 	struct ibv_async_event aev;
 	int step = 100, ok = 0;
@@ -393,7 +392,11 @@ static int got_async_event(struct ibv_qp *qp, enum ibv_event_type want,
 		if (poll(&pfd, 1, step) != 1)
 			continue;
 		while (!ok && !ibv_get_async_event(ctx, &aev)) {
-			ok = aev.event_type == want && aev.element.qp == qp;
+			const void *on = want == IBV_EVENT_CQ_ERR ?
+					 (const void *)aev.element.cq :
+					 (const void *)aev.element.qp;
+
+			ok = aev.event_type == want && on == obj;
 			if (!ok)
 				fprintf(stderr, "# skipped async event %s\n",
 					ibv_event_type_str(aev.event_type));
@@ -401,6 +404,12 @@ static int got_async_event(struct ibv_qp *qp, enum ibv_event_type want,
 		}
 	}
 	return ok;
+}
+
+static int got_async_event(struct ibv_qp *qp, enum ibv_event_type want,
+			   int ms)
+{
+	return got_event(qp->context, want, qp, ms);
 }
 
 static void fill(char *p, size_t n, unsigned int seed)
@@ -859,27 +868,10 @@ out:
 	pair_destroy(&p);
 }
 
-/* Waits up to ms for IBV_EVENT_CQ_ERR on cq; other events are skipped. */
+/* Waits up to ms for IBV_EVENT_CQ_ERR on cq. */
 static int got_cq_error(struct ibv_cq *cq, int ms)
 {
-	struct pollfd pfd = { .fd = cq->context->async_fd, .events = POLLIN };
-	struct ibv_async_event aev;
-	int step = 100, ok = 0;
-
-	fcntl(pfd.fd, F_SETFL, fcntl(pfd.fd, F_GETFL) | O_NONBLOCK);
-	for (; ms > 0 && !ok; ms -= step) {
-		if (poll(&pfd, 1, step) != 1)
-			continue;
-		while (!ok && !ibv_get_async_event(cq->context, &aev)) {
-			ok = aev.event_type == IBV_EVENT_CQ_ERR &&
-			     aev.element.cq == cq;
-			if (!ok)
-				fprintf(stderr, "# skipped async event %s\n",
-					ibv_event_type_str(aev.event_type));
-			ibv_ack_async_event(&aev);
-		}
-	}
-	return ok;
+	return got_event(cq->context, IBV_EVENT_CQ_ERR, cq, ms);
 }
 
 

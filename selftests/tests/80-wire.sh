@@ -27,12 +27,9 @@
 require tcpdump ethtool rping ib_read_bw ib_write_bw
 prog=$SIW_DIR/userspace/siw_conn_test
 [ -x "$prog" ] || { fail "userspace/siw_conn_test is built" "missing: $prog (make -C userspace)"; exit 1; }
-if [ -z "${SIW_OUT:-}" ] || [ ! -d "$SIW_OUT" ] || [ ! -w "$SIW_OUT" ]; then
-	fail "the output share is writable" "SIW_OUT='${SIW_OUT:-}' is not a writable directory"
-	exit 1
-fi
 addr=192.0.2.1
 . "$(dirname "$0")/capture.sh"
+require_output_share
 
 trap 'stop_capture >/dev/null; cleanup_netns' EXIT
 

@@ -10,12 +10,9 @@
 # limited lines about the peer only) and siw must unload afterwards.
 . "$(dirname "$0")/lib.sh"
 require rdma tcpdump
-if [ -z "${SIW_OUT:-}" ] || [ ! -d "$SIW_OUT" ] || [ ! -w "$SIW_OUT" ]; then
-	fail "the output share is writable" "SIW_OUT='${SIW_OUT:-}' is not a writable directory"
-	exit 1
-fi
 addr=192.0.2.1
 . "$(dirname "$0")/capture.sh"
+require_output_share
 trap 'stop_capture >/dev/null; cleanup_netns' EXIT
 prog=$SIW_DIR/userspace/siw_hostile
 out=/tmp/hostile.$$.out

@@ -9,6 +9,15 @@
 # must reach the file before tcpdump is stopped, and stopping it is
 # SIGINT, then TERM and KILL, each after a bounded wait.
 
+# require_output_share: the captures go to the output share; without it
+# the test fails at once.
+require_output_share() {
+	if [ -z "${SIW_OUT:-}" ] || [ ! -d "$SIW_OUT" ] || [ ! -w "$SIW_OUT" ]; then
+		fail "the output share is writable" "SIW_OUT='${SIW_OUT:-}' is not a writable directory"
+		exit 1
+	fi
+}
+
 # tcpdump ends by itself after this many packets, whatever happens.
 max_packets=50000
 
