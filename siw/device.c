@@ -317,7 +317,14 @@ int siw_device_add(const char *ibdev_name, struct net_device *netdev)
 
 	sdev->base_dev.node_type = RDMA_NODE_RNIC;
 	sdev->base_dev.phys_port_cnt = 1;
-	sdev->base_dev.num_comp_vectors = 1;
+	/*
+	 * Completions are delivered from whichever context finished the
+	 * work (receive softirq, transmit worker), so a vector is only a
+	 * hint to us; but kernel ULPs size their queue count by this
+	 * (nvme-rdma uses min(CPUs, vectors) I/O queues), so offer one
+	 * per CPU as a hardware RNIC with per-CPU interrupts would.
+	 */
+	sdev->base_dev.num_comp_vectors = num_possible_cpus();
 	sdev->base_dev.local_dma_lkey = 0;
 	/*
 	 * The provider's doorbell is the legacy post_send command, which
