@@ -15,7 +15,7 @@ packages=(
 	build-essential bc kmod cpio xz-utils zstd dwarves clang libclang-rt-14-dev
 	qemu-system-x86 busybox-static
 	iproute2 iputils-ping ethtool rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
-	tcpdump tshark nvme-cli
+	tcpdump tshark nvme-cli fio nfs-kernel-server
 	libibverbs-dev librdmacm-dev
 	linux-headers-amd64
 )
@@ -70,6 +70,14 @@ apt-get update -q >&2
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "deps.sh: installing: ${missing[*]}" >&2
 	echo "$tshark_setuid" | debconf-set-selections
+	# The NFS server and rpcbind are for the guests, which run this
+	# host's binaries: hold their services off here, unless the host
+	# already has a policy of its own.
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+		chmod 0755 /usr/sbin/policy-rc.d
+		trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+	fi
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 		"${missing[@]}" >&2
 fi
