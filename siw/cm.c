@@ -587,8 +587,14 @@ static int siw_sockaddr_len(const struct sockaddr_storage *a)
 					  sizeof(struct sockaddr_in);
 }
 
+/*
+ * A TCP socket bound to @laddr in the netdev's namespace. @v6only: an IPv6
+ * socket that must not take IPv4 too; it has to be set before the bind, or
+ * [::]:P collides with an IPv4 listener on 0.0.0.0:P (rdma_cm users such
+ * as knfsd listen on both, the IPv6 one AF-only).
+ */
 static int siw_create_socket(struct siw_device *sdev,
-			     const struct sockaddr_storage *laddr,
+			     const struct sockaddr_storage *laddr, bool v6only,
 			     struct socket **sockp)
 {
 	struct socket *sock;
@@ -599,6 +605,8 @@ static int siw_create_socket(struct siw_device *sdev,
 	if (err)
 		return err;
 	sock_set_reuseaddr(sock->sk);
+	if (v6only && laddr->ss_family == AF_INET6)
+		ip6_sock_set_v6only(sock->sk);
 	err = kernel_bind(sock, (struct sockaddr *)laddr,
 			  siw_sockaddr_len(laddr));
 	if (err) {
@@ -638,7 +646,7 @@ int siw_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 	cep->cm_id = cm_id;
 	cm_id->provider_data = cep;
 
-	err = siw_create_socket(sdev, &cm_id->m_local_addr, &sock);
+	err = siw_create_socket(sdev, &cm_id->m_local_addr, false, &sock);
 	if (err)
 		goto err_teardown;
 	tcp_sock_set_nodelay(sock->sk);
@@ -675,11 +683,10 @@ int siw_create_listen(struct iw_cm_id *cm_id, int backlog)
 	cep = siw_cep_alloc(sdev);
 	if (!cep)
 		return -ENOMEM;
-	err = siw_create_socket(sdev, &cm_id->m_local_addr, &sock);
+	err = siw_create_socket(sdev, &cm_id->m_local_addr, cm_id->afonly,
+				&sock);
 	if (err)
 		goto err_free;
-	if (cm_id->m_local_addr.ss_family == AF_INET6 && cm_id->afonly)
-		ip6_sock_set_v6only(sock->sk);
 	err = kernel_listen(sock, backlog);
 	if (err) {
 		sock_release(sock);

@@ -722,6 +722,45 @@ out:
 }
 
 /* A reject delivers the server's private data to the client. */
+/*
+ * Wildcard listeners on one port for IPv4 and for IPv6 with AF_INET6
+ * only, side by side, as knfsd opens them for NFS over RDMA: both listens
+ * succeed (siw's IPv6 socket must be v6-only before it binds).
+ */
+static void case_dualstack(void)
+{
+	struct sockaddr_in v4 = { .sin_family = AF_INET,
+				  .sin_port = htons(PORT + 1) };
+	struct sockaddr_in6 v6 = { .sin6_family = AF_INET6,
+				   .sin6_port = htons(PORT + 1),
+				   .sin6_addr = IN6ADDR_ANY_INIT };
+	struct rdma_event_channel *ec = NULL;
+	struct rdma_cm_id *id4 = NULL, *id6 = NULL;
+	int one = 1, ok;
+
+	ok = !enter_ns(server_ns) && (ec = rdma_create_event_channel()) &&
+	     !rdma_create_id(ec, &id4, NULL, RDMA_PS_TCP) &&
+	     !rdma_create_id(ec, &id6, NULL, RDMA_PS_TCP) &&
+	     !rdma_set_option(id6, RDMA_OPTION_ID, RDMA_OPTION_ID_AFONLY,
+			      &one, sizeof(one));
+	tap(ok, "dualstack: two rdma_cm IDs, the IPv6 one AF-only");
+	ok = ok && !rdma_bind_addr(id4, (struct sockaddr *)&v4) &&
+	     !rdma_listen(id4, 8);
+	tap(ok, "dualstack: listen on 0.0.0.0:%d (%s)", PORT + 1,
+	    ok ? "ok" : strerror(errno));
+	ok = ok && !rdma_bind_addr(id6, (struct sockaddr *)&v6) &&
+	     !rdma_listen(id6, 8);
+	tap(ok, "dualstack: and on [::]:%d beside it (%s)", PORT + 1,
+	    ok ? "ok" : strerror(errno));
+	if (id6)
+		rdma_destroy_id(id6);
+	if (id4)
+		rdma_destroy_id(id4);
+	if (ec)
+		rdma_destroy_event_channel(ec);
+	enter_ns(NULL);
+}
+
 static void case_reject(void)
 {
 	struct pair_opts o = { .srv_access = DEFAULT_ACCESS,
@@ -1088,6 +1127,7 @@ static const struct {
 	{ "access", case_access },
 	{ "disconnect", case_disconnect },
 	{ "reject", case_reject },
+	{ "dualstack", case_dualstack },
 	{ "sendinv", case_sendinv },
 	{ "pdata", case_pdata },
 	{ "mpa", case_mpa },
