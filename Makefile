@@ -3,6 +3,7 @@
 # siw: software iWARP RNIC, built out of tree.
 #
 #   make                 build siw/siw.ko against KDIR
+#   make kverbs          build the kernel verbs test module (selftests/kverbs)
 #   make check           install what is missing, build, run host and in-VM tests
 #   make fuzz            fuzz the protocol core, FUZZ_TIME seconds per target
 #   make demo            boot a VM and show siw between two network namespaces
@@ -28,6 +29,12 @@ modules:
 		echo "No kernel build tree: set KDIR, or install the headers: apt-get install linux-headers-amd64" >&2; \
 		exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/siw modules
+
+# A test module, never installed: 87-kverbs.sh loads it in the test VM.
+kverbs:
+	@test -n "$(KDIR)" -a -d "$(KDIR)" || { \
+		echo "No kernel build tree: set KDIR" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/kverbs modules
 
 check:
 	KVER=$(KVER) T="$(T)" selftests/check.sh
@@ -66,11 +73,12 @@ uninstall:
 
 clean:
 	@if [ -n "$(KDIR)" ] && [ -d "$(KDIR)" ]; then \
-		$(MAKE) -C $(KDIR) M=$(CURDIR)/siw clean; fi
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/siw clean; \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/kverbs clean; fi
 	$(MAKE) -C selftests/host clean
 	$(MAKE) -C selftests/fuzz clean
 
 distclean: clean
 	rm -rf build
 
-.PHONY: all modules check fuzz demo shell install uninstall clean distclean
+.PHONY: all modules kverbs check fuzz demo shell install uninstall clean distclean

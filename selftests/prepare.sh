@@ -13,6 +13,9 @@ prepare() {
 	echo "== building siw.ko for $abi"
 	make -s modules KDIR="$top/build/kernels/$abi/root/usr/src/linux-headers-$abi" \
 		KCFLAGS=-Werror W=1 || return 1
+	echo "== building the kernel verbs test module"
+	make -s kverbs KDIR="$top/build/kernels/$abi/root/usr/src/linux-headers-$abi" \
+		KCFLAGS=-Werror W=1 || return 1
 	echo "== building the test programs"
 	make -s -C userspace
 }

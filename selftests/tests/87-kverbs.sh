@@ -1,0 +1,95 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# timeout: 900
+# siw's kernel verbs, exercised from a kernel module: loading
+# selftests/kverbs/siw_kverbs.ko (built by prepare with siw.ko) runs its
+# cases against siw_kv, a siw device on a dummy netdev in the initial
+# namespace (192.0.2.60), where rdma_cm connects the module's QPs to each
+# other: every CQ polling context, the DMA lkey and global rkey,
+# fast-register MRs, local invalidate, Send with Invalidate, Read with
+# local invalidate, ib_drain_*, immediate post errors, IRD/ORD and the
+# device attributes. The module prints one TAP line per case to the
+# kernel log; each becomes a case here. A missing plan or summary, a
+# count that does not add up, or a load that succeeds although a case
+# failed (or fails although none did) fails too.
+. "$(dirname "$0")/lib.sh"
+addr=192.0.2.60
+ko=$SIW_DIR/selftests/kverbs/siw_kverbs.ko
+
+teardown() {
+	rmmod siw_kverbs 2>/dev/null
+	rdma link delete siw_kv 2>/dev/null
+	ip link del siwkv0 2>/dev/null
+}
+trap teardown EXIT
+
+if [ ! -f "$ko" ]; then
+	fail "the test module is built" "$ko missing: prepare builds it (make kverbs)"
+	exit 1
+fi
+load_siw
+check "dummy netdev siwkv0 with $addr" sh -c \
+	"ip link add siwkv0 type dummy && ip addr add $addr/24 dev siwkv0 && ip link set siwkv0 up"
+check "rdma link add siw_kv on siwkv0" rdma link add siw_kv type siw netdev siwkv0
+check "modprobe rdma_cm" modprobe rdma_cm
+
+before=$(dmesg | wc -l)
+echo "+ insmod $ko dev=siw_kv addr=$addr"
+insmod "$ko" dev=siw_kv addr="$addr"
+rc=$?
+echo "+ insmod exit status $rc"
+# The module's lines, without the timestamp and the prefix.
+log=$(dmesg | tail -n +"$((before + 1))" | sed -n 's/^\[[^]]*\] siw_kverbs: //p')
+
+cases=0 failed=0 plan= summary=
+while IFS= read -r line; do
+	case "$line" in
+	"ok "*)
+		cases=$((cases + 1))
+		ok "${line#* - }"
+		;;
+	"not ok "*)
+		cases=$((cases + 1))
+		failed=$((failed + 1))
+		fail "${line#* - }"
+		;;
+	"1.."*)
+		plan=${line#1..}
+		;;
+	*" passed, "*" failed")
+		summary=$line
+		;;
+	*)
+		echo "module: $line"
+		;;
+	esac
+done <<< "$log"
+
+passed=$((cases - failed))
+if [ -n "$plan" ] && [ "$plan" = "$cases" ] && [ "$cases" -gt 0 ]; then
+	ok "the module's plan (1..$plan) matches its $cases case lines"
+else
+	fail "the module's plan matches its case lines" \
+		"plan '${plan:-missing}', $cases case lines"
+fi
+if [ "$summary" = "$passed passed, $failed failed" ]; then
+	ok "the module's summary: $summary"
+else
+	fail "the module's summary matches its case lines" \
+		"summary '${summary:-missing}', lines: $passed passed, $failed failed"
+fi
+if { [ "$failed" = 0 ] && [ "$rc" = 0 ]; } ||
+   { [ "$failed" != 0 ] && [ "$rc" != 0 ]; }; then
+	ok "insmod's status ($rc) agrees with the cases ($failed failed)"
+else
+	fail "insmod's status agrees with the cases" "status $rc, $failed failed"
+fi
+if [ "$rc" = 0 ]; then
+	check "the module's counts: passed $passed, failed 0" sh -c \
+		"[ \$(cat /sys/module/siw_kverbs/parameters/passed) = $passed ] && [ \$(cat /sys/module/siw_kverbs/parameters/failed) = 0 ]"
+	check "rmmod siw_kverbs" rmmod siw_kverbs
+fi
+
+teardown
+check_wait "no QP, CQ, MR or PD is left" 20 no_siw_resources
+check "modprobe -r siw" modprobe -r siw
