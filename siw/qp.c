@@ -30,6 +30,17 @@ static bool siw_qp_in_error(struct siw_qp *qp)
 	return qp->state == IB_QPS_ERR;
 }
 
+static bool siw_qp_in_reset(struct siw_qp *qp)
+{
+	unsigned long flags;
+	bool reset;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	reset = qp->state == IB_QPS_RESET;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	return reset;
+}
+
 struct siw_qp *siw_qp_lookup(struct siw_device *sdev, u32 qpn)
 {
 	struct siw_qp *qp;
@@ -816,6 +827,11 @@ int siw_post_send(struct ib_qp *base_qp, const struct ib_send_wr *wr,
 		siw_sq_kick(qp);
 		return 0;
 	}
+	/* A QP in RESET has no queues to post to: an immediate error. */
+	if (siw_qp_in_reset(qp)) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	for (; wr; wr = wr->next) {
@@ -881,7 +897,7 @@ int siw_post_recv(struct ib_qp *base_qp, const struct ib_recv_wr *wr,
 	bool error;
 	int err;
 
-	if (qp->user || qp->srq) {
+	if (qp->user || qp->srq || siw_qp_in_reset(qp)) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
