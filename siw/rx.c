@@ -460,11 +460,25 @@ static void siw_rx_end(struct siw_qp *qp)
 			pr_debug("siw: QP %u: RTR answered\n",
 				 qp->base_qp.qp_num);
 		} else {
-			if (e.sqe.opcode == SIW_OP_READ_LOCAL_INV)
-				siw_mem_invalidate(qp->sdev, e.sqe.sge[0].lkey,
-						   qp->base_qp.pd);
-			siw_sq_mark_done(qp, e.sq_pos, SIW_WC_SUCCESS,
+			enum siw_wc_status status = SIW_WC_SUCCESS;
+
+			/*
+			 * Read with local invalidate invalidates the sink's
+			 * STag, as iWARP RNICs do; ib_core's rdma_rw relies on
+			 * it (its ex.invalidate_rkey is the key from before
+			 * the registration's increment). A sink that cannot
+			 * be invalidated fails the Read.
+			 */
+			if (e.sqe.opcode == SIW_OP_READ_LOCAL_INV &&
+			    siw_mem_invalidate(qp->sdev, e.sqe.sge[0].lkey,
+					       qp->base_qp.pd))
+				status = SIW_WC_LOC_PROT_ERR;
+			siw_sq_mark_done(qp, e.sq_pos, status,
 					 e.sqe.num_sge ? e.sqe.sge[0].length : 0);
+			if (status != SIW_WC_SUCCESS) {
+				siw_qp_fatal(qp, IB_EVENT_QP_FATAL);
+				return;
+			}
 		}
 		/* An ORD slot is free: the send queue may go on. */
 		siw_tx_schedule(qp);
