@@ -553,7 +553,8 @@ static void kv_cases_read_inv(struct kv_ctx *kv, struct kv_bufs *b)
 	struct kv_frmr f = {}, g = {};
 	struct kv_pair *p;
 	struct kv_wr *w;
-	long at;
+	bool good;
+	u32 old;
 
 	kv_begin(kv, "read with invalidate: IB_WR_RDMA_READ_WITH_INV places the data in the fast-register sink at its offset (IB_WC_RDMA_READ, byte_len); the MR is invalid afterwards (IB_WR_REG_MR on it succeeds, a Read into it works again)");
 	p = kv_pair_connect(kv, IB_POLL_WORKQUEUE, NULL);
@@ -585,29 +586,59 @@ static void kv_cases_read_inv(struct kv_ctx *kv, struct kv_bufs *b)
 out_sink:
 	kv_end(kv);
 
-	kv_begin(kv, "read with invalidate: the MR named by ex.invalidate_rkey is invalidated (the sink is the DMA lkey): IB_WR_REG_MR on it succeeds afterwards");
-	if (!kv_frmr_create(kv, &g, 1, 0, 0, 4096) ||
-	    !kv_frmr_reg(kv, p, &p->cli, &g, IB_ACCESS_LOCAL_WRITE, false))
+	/*
+	 * ib_core's rdma_rw sets ex.invalidate_rkey when it builds the
+	 * chain and increments the MR's key when it posts it: the Read
+	 * names the key from before the registration, and it is the sink
+	 * that must be invalidated.
+	 */
+	kv_begin(kv, "read with invalidate as rdma_rw posts it (sink registered with ib_inc_rkey's key, ex.invalidate_rkey the key before): data in the sink, the sink's MR invalid afterwards (IB_WR_REG_MR on it succeeds)");
+	if (!kv_frmr_create(kv, &g, 1, 0, 64, 2000))
 		goto out_other_pair;
-	kv_fill(b->rbuf.va, 1000, 27);
-	memset(b->sink.va, 0, 1000);
-	w = kv_post_rdma(p, &p->cli, IB_WR_RDMA_READ_WITH_INV, b->sink.dma,
-			 lkey, 1000, b->rbuf.dma, kv->pd->unsafe_global_rkey,
-			 g.mr->lkey);
+	old = g.mr->lkey;
+	if (!kv_frmr_reg(kv, p, &p->cli, &g, IB_ACCESS_LOCAL_WRITE, true))
+		goto out_other_pair;
+	kv_fill(b->rbuf.va, 2000, 27);
+	w = kv_post_rdma(p, &p->cli, IB_WR_RDMA_READ_WITH_INV, g.mr->iova,
+			 g.mr->lkey, 2000, b->rbuf.dma,
+			 kv->pd->unsafe_global_rkey, old);
 	if (!kv_expect_wc(kv, w, IB_WC_SUCCESS, IB_WC_RDMA_READ,
-			  "Read with invalidate"))
+			  "Read with invalidate") ||
+	    !kv_frmr_expect(kv, &g, 0, 2000, 27, "read into the MR"))
 		goto out_other_pair;
-	at = kv_pattern_diff(b->sink.va, 1000, 27);
-	kv_expect(kv, at < 0, "data read differs at byte %ld", at);
 	kv_frmr_reg(kv, p, &p->cli, &g, IB_ACCESS_LOCAL_WRITE, true);
 out_other_pair:
-	kv_pair_destroy(p);
+	good = !kv->case_failed;
 	kv_end(kv);
+
+	kv_begin(kv, "read with invalidate into a sink that cannot be invalidated (pd->local_dma_lkey) fails the Read (not success) and the QP goes to error");
+	/* On a healthy QP only: a QP in error fails any Read. */
+	if (!kv_expect(kv, good, "the case before failed") ||
+	    !kv_expect(kv, kv_qp_state_is(kv_qp(&p->cli), IB_QPS_RTS, 0),
+		       "the QP is not in RTS before the Read"))
+		goto out_bad;
+	w = kv_post_rdma(p, &p->cli, IB_WR_RDMA_READ_WITH_INV, b->sink.dma,
+			 lkey, 1000, b->rbuf.dma, kv->pd->unsafe_global_rkey,
+			 lkey);
+	if (!kv_expect(kv, w && kv_wait(w, KV_WAIT_MS),
+		       "the Read did not complete"))
+		goto out_bad;
+	pr_info("# Read invalidating the DMA lkey: %s\n", kv_wc_status(w));
+	kv_expect(kv, w->wc.status != IB_WC_SUCCESS,
+		  "the Read invalidating the DMA lkey succeeded");
+	kv_expect(kv, kv_qp_state_is(kv_qp(&p->cli), IB_QPS_ERR, KV_WAIT_MS),
+		  "the QP is not in error");
+out_bad:
+	kv_end(kv);
+	kv_pair_destroy(p);
 	kv_frmr_free(kv, &f);
 	kv_frmr_free(kv, &g);
 	return;
 out_other:
-	kv_begin(kv, "read with invalidate: the MR named by ex.invalidate_rkey is invalidated (the sink is the DMA lkey): IB_WR_REG_MR on it succeeds afterwards");
+	kv_begin(kv, "read with invalidate as rdma_rw posts it (sink registered with ib_inc_rkey's key, ex.invalidate_rkey the key before): data in the sink, the sink's MR invalid afterwards (IB_WR_REG_MR on it succeeds)");
+	kv_expect(kv, false, "no connection");
+	kv_end(kv);
+	kv_begin(kv, "read with invalidate into a sink that cannot be invalidated (pd->local_dma_lkey) fails the Read (not success) and the QP goes to error");
 	kv_expect(kv, false, "no connection");
 	kv_end(kv);
 }
