@@ -7,7 +7,8 @@
 #   guest 1 eth0 192.0.2.11/24 2001:db8::11/64 ---- guest 2 eth0 192.0.2.12/24 2001:db8::12/64
 #
 # Both bring up siw on eth0, check what they see of each other, and move
-# RDMA traffic between them (rping, ib_write_bw over rdma_cm). The
+# RDMA traffic between them (rping, ib_write_bw over rdma_cm, NVMe over
+# Fabrics from guest 2 to an nvmet target in guest 1). The
 # guests meet at barriers: files in the output share they both mount.
 . "$SIW_DIR/selftests/tests/lib.sh"
 
@@ -15,10 +16,10 @@ me=$SIW_VM
 peer=$((3 - me))
 share=$SIW_SHARE
 
-# barrier NAME: wait until the peer reached the same point.
+# barrier NAME [SECS]: wait until the peer reached the same point.
 barrier() {
 	touch "$share/vm$me/barrier-$1"
-	wait_for 120 test -e "$share/vm$peer/barrier-$1"
+	wait_for "${2:-120}" test -e "$share/vm$peer/barrier-$1"
 }
 
 check "virtio_net loads" modprobe virtio_net
@@ -59,6 +60,69 @@ rdma_between "rping -V -C 100 between the guests" 240 \
 	"rping -c -a 192.0.2.11 -V -C 100 -S 4096"
 rdma_between "ib_write_bw -R between the guests" 240 \
 	"ib_write_bw -R -s 65536 -n 200" "ib_write_bw -R -s 65536 -n 200 192.0.2.11"
+
+# NVMe over Fabrics between the guests: guest 1 exports a memory-backed
+# null_blk of 32 MiB through nvmet on siw0, guest 2 connects with
+# nvme-rdma, writes a random pattern over the whole namespace, reads it
+# back, compares, and disconnects; two rounds.
+nqn=siw-twovm
+cfg=/sys/kernel/config/nvmet
+nvme_target_down() {
+	rm -f "$cfg/ports/1/subsystems/$nqn"
+	rmdir "$cfg/subsystems/$nqn/namespaces/1" "$cfg/subsystems/$nqn" \
+		"$cfg/ports/1" /sys/kernel/config/nullb/tv 2>/dev/null
+	true
+}
+nvme_ns() { # the host's block device of the 32 MiB namespace
+	local b
+	for b in /sys/block/nvme*n*; do
+		case ${b##*/} in nvme*c*) continue ;; esac
+		[ "$(cat "$b/size" 2>/dev/null)" = 65536 ] && echo "/dev/${b##*/}" && return
+	done
+}
+nvme_ns_ready() { [ -b "$(nvme_ns)" ]; }
+nvme_ns_gone() { [ -z "$(nvme_ns)" ]; }
+if [ "$me" = 1 ]; then
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+	check "nvmet target on siw0: null_blk of 32 MiB at 192.0.2.11:4420" sh -c "
+		modprobe nvmet-rdma && modprobe null_blk nr_devices=0 &&
+		mkdir /sys/kernel/config/nullb/tv && cd /sys/kernel/config/nullb/tv &&
+		echo 32 > size && echo 1 > memory_backed && echo 1 > power &&
+		dev=/dev/tv && { [ -b \$dev ] || dev=/dev/nullb\$(cat index); } &&
+		mkdir $cfg/subsystems/$nqn && echo 1 > $cfg/subsystems/$nqn/attr_allow_any_host &&
+		mkdir $cfg/subsystems/$nqn/namespaces/1 &&
+		echo \$dev > $cfg/subsystems/$nqn/namespaces/1/device_path &&
+		echo 1 > $cfg/subsystems/$nqn/namespaces/1/enable &&
+		mkdir $cfg/ports/1 && cd $cfg/ports/1 && echo rdma > addr_trtype &&
+		echo ipv4 > addr_adrfam && echo 192.0.2.11 > addr_traddr &&
+		echo 4420 > addr_trsvcid && ln -s $cfg/subsystems/$nqn subsystems/$nqn"
+	barrier nvme-target-up
+	barrier nvme-host-done 900
+	nvme_target_down
+	check "nvmet target removed" sh -c "! ls $cfg/ports/1 >/dev/null 2>&1"
+	check "modprobe -r nvmet-rdma nvmet null_blk" modprobe -r nvmet-rdma nvmet null_blk
+else
+	barrier nvme-target-up
+	check "modprobe nvme-rdma" modprobe nvme-rdma
+	dd if=/dev/urandom of=/tmp/tv-pat bs=1M count=32 status=none
+	for round in 1 2; do
+		check "NVMe round $round: nvme connect -t rdma to the other guest" \
+			timeout 120 nvme connect -t rdma -a 192.0.2.11 -s 4420 -n "$nqn" -i 2
+		check_wait "NVMe round $round: the namespace appears" 30 nvme_ns_ready
+		check "NVMe round $round: 32 MiB pattern written, read back identical" sh -c "
+			timeout 300 dd if=/tmp/tv-pat of=$(nvme_ns) bs=64k oflag=direct status=none &&
+			timeout 300 dd if=$(nvme_ns) of=/tmp/tv-back bs=1M iflag=direct status=none &&
+			cmp /tmp/tv-pat /tmp/tv-back"
+		rm -f /tmp/tv-back
+		check "NVMe round $round: nvme disconnect" timeout 60 nvme disconnect -n "$nqn"
+		check_wait "NVMe round $round: the controller is gone" 30 nvme_ns_gone
+	done
+	rm -f /tmp/tv-pat
+	barrier nvme-host-done
+	check "modprobe -r nvme-rdma" modprobe -r nvme-rdma
+fi
+
 barrier traffic-done
+check_wait "no QP, CQ, MR or PD is left" 30 no_siw_resources
 check "rdma link delete siw0" rdma link delete siw0
 check "modprobe -r siw" modprobe -r siw
