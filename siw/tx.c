@@ -13,7 +13,9 @@
 #include <linux/highmem.h>
 #include <linux/net.h>
 #include <linux/slab.h>
+#include <linux/delay.h>
 #include <net/sock.h>
+#include <net/tcp.h>
 
 #include "siw.h"
 #include "cm.h"
@@ -518,21 +520,49 @@ static bool siw_tx_sqe(struct siw_qp *qp)
 	return true;
 }
 
+/*
+ * Waits, at most @timeout, until the peer has acknowledged everything we
+ * sent, the Terminate included. Closing at once loses it when the peer
+ * still sends: data arriving at a closed socket draws a reset, and over
+ * loopback that reset can overtake the Terminate (segments sent from
+ * different CPUs keep no order), so the peer saw only a reset.
+ */
+static void siw_tx_wait_acked(struct sock *sk, unsigned long timeout)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	unsigned long end = jiffies + timeout;
+
+	while (READ_ONCE(tp->snd_una) != READ_ONCE(tp->write_seq) &&
+	       READ_ONCE(sk->sk_state) == TCP_ESTABLISHED &&
+	       time_before(jiffies, end))
+		usleep_range(200, 1000);
+}
+
 /* A Terminate decision: send it, then end the connection. */
 static void siw_tx_terminate_and_close(struct siw_qp *qp)
 {
 	struct siw_cep *cep = NULL;
+	struct sock *sk = NULL;
 	unsigned long flags;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	if (qp->connected && qp->cep) {
 		cep = qp->cep;
 		kref_get(&cep->ref);
+		/* The socket may be released meanwhile; its sock stays. */
+		if (qp->sock) {
+			sk = qp->sock->sk;
+			sock_hold(sk);
+		}
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (!cep)
 		return;
 	siw_tx_terminate(qp);
+	if (sk) {
+		siw_tx_wait_acked(sk, msecs_to_jiffies(SIW_TERM_ACK_WAIT_MS));
+		sock_put(sk);
+	}
 	siw_cm_qp_down(cep, false);
 	siw_cep_put(cep);
 }
