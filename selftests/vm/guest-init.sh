@@ -8,6 +8,7 @@
 #   SIW_MODE=test   run the in-VM tests named in SIW_TESTS (or all)
 #   SIW_MODE=shell  an interactive shell on the console
 #   SIW_MODE=demo   the README's demo
+#   SIW_MODE=bench  the benchmarks named in SIW_TESTS (selftests/bench/)
 #   SIW_MODE=peer   one guest of the two-VM topology (SIW_VM=1 or 2)
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root TERM=${TERM:-linux} LANG=C.UTF-8
@@ -49,6 +50,13 @@ test)
 demo)
 	"$SIW_DIR/selftests/demo.sh" 2>&1 | tee "$out/demo.log" > /dev/console
 	echo "${PIPESTATUS[0]}" > "$out/exit-code"
+	;;
+bench)
+	rc=0
+	for b in ${SIW_TESTS//,/ }; do
+		"$SIW_DIR/selftests/bench/$b.sh" > "$out/bench-$b.log" 2>&1 || rc=1
+	done
+	echo $rc > "$out/exit-code"
 	;;
 peer)
 	"$SIW_DIR/selftests/vm/guest-run-tests.sh" "$SIW_DIR/selftests/vm/guest-peer.sh" \

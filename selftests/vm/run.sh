@@ -9,6 +9,8 @@
 #   shell   an interactive shell on this terminal
 #   demo    the README's demo
 #   twovm   two guests joined by QEMU stream networking over a Unix socket
+#   bench   the benchmarks named (selftests/bench/NAME.sh); each writes
+#           its report into the output directory
 #
 # Options:
 #   --abi ABI        Debian kernel ABI (from scripts/kernel.sh)
@@ -40,8 +42,8 @@ done
 mode=${1:-}
 shift || true
 case "$mode" in
-test|shell|demo|twovm) ;;
-*) echo "usage: run.sh --abi ABI --kcache DIR --module siw.ko --out DIR test|shell|demo|twovm [TEST...]" >&2
+test|shell|demo|twovm|bench) ;;
+*) echo "usage: run.sh --abi ABI --kcache DIR --module siw.ko --out DIR test|shell|demo|twovm|bench [NAME...]" >&2
    exit 2 ;;
 esac
 for v in abi kcache module out; do
@@ -118,7 +120,7 @@ shell)
 	boot_guest siw-shell "$out" shell "" -nic none
 	exit 0
 	;;
-test|demo)
+test|demo|bench)
 	boot_guest "siw-$mode" "$out" "$mode" "SIW_TESTS=$(IFS=,; echo "$*")" -nic none &
 	qemu=$!
 	;;
