@@ -30,15 +30,14 @@ static bool siw_qp_in_error(struct siw_qp *qp)
 	return qp->state == IB_QPS_ERR;
 }
 
+/*
+ * A snapshot for the post verbs, which run per work request: the answer
+ * may be stale as soon as it is read, with or without state_lock, so the
+ * lock round trip would buy nothing.
+ */
 static bool siw_qp_in_reset(struct siw_qp *qp)
 {
-	unsigned long flags;
-	bool reset;
-
-	spin_lock_irqsave(&qp->state_lock, flags);
-	reset = qp->state == IB_QPS_RESET;
-	spin_unlock_irqrestore(&qp->state_lock, flags);
-	return reset;
+	return READ_ONCE(qp->state) == IB_QPS_RESET;
 }
 
 struct siw_qp *siw_qp_lookup(struct siw_device *sdev, u32 qpn)
