@@ -13,6 +13,7 @@
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
+#include <net/ipv6.h>
 #include <net/tcp.h>
 #include <rdma/iw_cm.h>
 
@@ -164,6 +165,29 @@ static void siw_cep_close_socket(struct siw_cep *cep)
 
 /* --- events to iw_cm ---------------------------------------------------- */
 
+/*
+ * An IPv4 peer of a dual-stack [::] listener shows as ::ffff:a.b.c.d.
+ * rdma_cm finds the netdev of a connection request by its local address
+ * and knows no IPv4-mapped ones, so it would reject the request: hand it
+ * the plain IPv4 address.
+ */
+static void siw_unmap_v4(struct sockaddr_storage *a)
+{
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)a;
+	struct sockaddr_in *a4 = (struct sockaddr_in *)a;
+	__be32 v4;
+	__be16 port;
+
+	if (a->ss_family != AF_INET6 || !ipv6_addr_v4mapped(&a6->sin6_addr))
+		return;
+	v4 = a6->sin6_addr.s6_addr32[3];
+	port = a6->sin6_port;
+	memset(a, 0, sizeof(*a));
+	a4->sin_family = AF_INET;
+	a4->sin_port = port;
+	a4->sin_addr.s_addr = v4;
+}
+
 static int siw_cm_event(struct siw_cep *cep, struct iw_cm_id *cm_id,
 			enum iw_cm_event_type type, int status,
 			const void *pdata, u16 pdata_len)
@@ -187,6 +211,8 @@ static int siw_cm_event(struct siw_cep *cep, struct iw_cm_id *cm_id,
 	if (cep->sock) {
 		kernel_getsockname(cep->sock, (struct sockaddr *)&ev.local_addr);
 		kernel_getpeername(cep->sock, (struct sockaddr *)&ev.remote_addr);
+		siw_unmap_v4(&ev.local_addr);
+		siw_unmap_v4(&ev.remote_addr);
 	}
 	return cm_id->event_handler(cm_id, &ev);
 }
@@ -587,15 +613,40 @@ static int siw_sockaddr_len(const struct sockaddr_storage *a)
 					  sizeof(struct sockaddr_in);
 }
 
-/*
- * A TCP socket bound to @laddr in the netdev's namespace. @v6only: an IPv6
- * socket that must not take IPv4 too; it has to be set before the bind, or
- * [::]:P collides with an IPv4 listener on 0.0.0.0:P (rdma_cm users such
- * as knfsd listen on both, the IPv6 one AF-only).
- */
+/* How siw_create_socket() binds. */
+enum {
+	/*
+	 * An IPv6 socket that must not take IPv4 too. It has to be set
+	 * before the bind, or [::]:P collides with an IPv4 listener on
+	 * 0.0.0.0:P (rdma_cm users such as knfsd listen on both, the IPv6
+	 * one AF-only).
+	 */
+	SIW_SOCK_V6ONLY = 1 << 0,
+	/*
+	 * A wildcard address means the wildcard of this device's netdev
+	 * only. rdma_cm listens on every RDMA device for a wildcard; two
+	 * siw devices in one namespace would otherwise both bind 0.0.0.0:P
+	 * and the second would fail with EADDRINUSE. Local connections to
+	 * the netdev's addresses still match: the kernel routes them over
+	 * loopback but gives them the address's device as input interface.
+	 */
+	SIW_SOCK_DEV_WILDCARD = 1 << 1,
+};
+
+static bool siw_addr_is_wildcard(const struct sockaddr_storage *a)
+{
+	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)a;
+	const struct sockaddr_in *a4 = (const struct sockaddr_in *)a;
+
+	if (a->ss_family == AF_INET6)
+		return ipv6_addr_any(&a6->sin6_addr);
+	return a4->sin_addr.s_addr == htonl(INADDR_ANY);
+}
+
+/* A TCP socket bound to @laddr in the netdev's namespace, as @how says. */
 static int siw_create_socket(struct siw_device *sdev,
-			     const struct sockaddr_storage *laddr, bool v6only,
-			     struct socket **sockp)
+			     const struct sockaddr_storage *laddr,
+			     unsigned int how, struct socket **sockp)
 {
 	struct socket *sock;
 	int err;
@@ -605,16 +656,23 @@ static int siw_create_socket(struct siw_device *sdev,
 	if (err)
 		return err;
 	sock_set_reuseaddr(sock->sk);
-	if (v6only && laddr->ss_family == AF_INET6)
+	if ((how & SIW_SOCK_V6ONLY) && laddr->ss_family == AF_INET6)
 		ip6_sock_set_v6only(sock->sk);
+	if ((how & SIW_SOCK_DEV_WILDCARD) && siw_addr_is_wildcard(laddr)) {
+		err = sock_bindtoindex(sock->sk, sdev->netdev->ifindex, true);
+		if (err)
+			goto err_release;
+	}
 	err = kernel_bind(sock, (struct sockaddr *)laddr,
 			  siw_sockaddr_len(laddr));
-	if (err) {
-		sock_release(sock);
-		return err;
-	}
+	if (err)
+		goto err_release;
 	*sockp = sock;
 	return 0;
+
+err_release:
+	sock_release(sock);
+	return err;
 }
 
 int siw_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
@@ -646,7 +704,7 @@ int siw_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 	cep->cm_id = cm_id;
 	cm_id->provider_data = cep;
 
-	err = siw_create_socket(sdev, &cm_id->m_local_addr, false, &sock);
+	err = siw_create_socket(sdev, &cm_id->m_local_addr, 0, &sock);
 	if (err)
 		goto err_teardown;
 	tcp_sock_set_nodelay(sock->sk);
@@ -683,8 +741,9 @@ int siw_create_listen(struct iw_cm_id *cm_id, int backlog)
 	cep = siw_cep_alloc(sdev);
 	if (!cep)
 		return -ENOMEM;
-	err = siw_create_socket(sdev, &cm_id->m_local_addr, cm_id->afonly,
-				&sock);
+	err = siw_create_socket(sdev, &cm_id->m_local_addr,
+				SIW_SOCK_DEV_WILDCARD |
+				(cm_id->afonly ? SIW_SOCK_V6ONLY : 0), &sock);
 	if (err)
 		goto err_free;
 	err = kernel_listen(sock, backlog);
