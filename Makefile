@@ -39,6 +39,12 @@ kverbs:
 check:
 	KVER=$(KVER) T="$(T)" selftests/check.sh
 
+# The benchmark (not part of check: these machines are noisy): siw against
+# raw TCP and rdma_rxe in one boot, then NVMe-oF; writes bench/results.md
+# and bench/bandwidth.png. BENCH_REPS, BENCH_SECS tune it.
+bench:
+	KVER=$(KVER) selftests/bench-vm.sh perf nvme
+
 fuzz:
 	scripts/deps.sh $(KVER)
 	$(MAKE) -s -C selftests/fuzz run FUZZ_TIME=$(FUZZ_TIME)
@@ -81,4 +87,4 @@ clean:
 distclean: clean
 	rm -rf build
 
-.PHONY: all modules kverbs check fuzz demo shell install uninstall clean distclean
+.PHONY: all modules kverbs check bench fuzz demo shell install uninstall clean distclean

@@ -121,7 +121,12 @@ shell)
 	exit 0
 	;;
 test|demo|bench)
-	boot_guest "siw-$mode" "$out" "$mode" "SIW_TESTS=$(IFS=,; echo "$*")" -nic none &
+	# The benchmarks' knobs reach the guest on the kernel command line.
+	genv="SIW_TESTS=$(IFS=,; echo "$*")"
+	for v in BENCH_REPS BENCH_SECS BENCH_MIB BENCH_SMOKE; do
+		[ -n "${!v:-}" ] && genv+=" $v=${!v}"
+	done
+	boot_guest "siw-$mode" "$out" "$mode" "$genv" -nic none &
 	qemu=$!
 	;;
 twovm)

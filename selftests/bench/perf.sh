@@ -1,0 +1,282 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+#
+# In the guest (run.sh bench perf): siw against raw TCP and rdma_rxe, all
+# in one boot, on two paths:
+#   veth  two namespaces joined by veth pairs, MTU 1500:
+#           bveth-a 192.0.2.1/25   <->  bveth-b 192.0.2.2/25    siw, TCP
+#           rveth-a 192.0.2.129/25 <->  rveth-b 192.0.2.130/25  rxe
+#   lo    one host: dummy netdevs in the initial namespace,
+#           bsiw0 192.0.2.70 (siw and TCP), brxe0 192.0.2.71 (rxe)
+# (rdma_rxe of 6.1 does not work across namespaces; the veth rxe figures
+# are then missing and the report says so.)
+#
+# Figures: TCP stream bandwidth with 4 KiB..1 MiB writes, 8-byte
+# request/response latency and connect rate (userspace/tcp_bench); for siw
+# and rxe, perftest over rdma_cm (-R): ib_{write,read,send}_bw at 4 KiB,
+# 64 KiB and 1 MiB (writes also 16 and 256 KiB), 8 QPs at 64 KiB,
+# ib_{write,send,read}_lat at 8 B, and the rdma_cm connect rate (cmtime).
+# Each runs REPS times, the transports' order rotated. Every bandwidth run
+# also records the guest's kernel CPU time (system, irq, softirq on all
+# vCPUs: perftest busy-polls its CQ in user space, so user time says
+# nothing). Raw lines go to $SIW_OUT/bench-perf.tsv:
+#   topo transport test size qps value unit kernel_cpu_s bytes
+# selftests/bench/report.py turns them into the report.
+#
+# BENCH_REPS (default 5), BENCH_SECS and BENCH_MIB (a bandwidth run moves
+# SECS x MIB MiB; default 3 x 16), BENCH_SMOKE=1 (64 KiB only, 8 QPs for Write only: for make check).
+set -u
+reps=${BENCH_REPS:-5}
+secs=${BENCH_SECS:-3}
+mib_per_sec=${BENCH_MIB:-16}
+smoke=${BENCH_SMOKE:-0}
+out=${SIW_OUT:-/tmp}
+tsv=$out/bench-perf.tsv
+tcpb=$SIW_DIR/userspace/tcp_bench
+NS1=bench-a NS2=bench-b
+
+die() { echo "bench perf: $*" >&2; exit 1; }
+log() { echo "bench perf: $*" > /dev/console; echo "# $*"; }
+
+teardown() {
+	rdma link delete bsiw 2>/dev/null
+	rdma link delete brxe 2>/dev/null
+	for d in bsiw0 brxe0; do ip link del "$d" 2>/dev/null; done
+	ip netns del $NS1 2>/dev/null
+	ip netns del $NS2 2>/dev/null
+	true
+}
+trap teardown EXIT
+
+for c in ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_send_lat \
+	ib_read_lat cmtime rdma python3; do
+	command -v "$c" >/dev/null || die "$c is not installed"
+done
+[ -x "$tcpb" ] || die "$tcpb not built (make -C userspace)"
+for m in siw rdma_rxe; do modprobe "$m" || die "modprobe $m failed"; done
+
+# --- topology -------------------------------------------------------------
+ip netns add $NS1 && ip netns add $NS2 || die "namespaces"
+ip -n $NS1 link set lo up && ip -n $NS2 link set lo up
+pair() { # A B ADDR_A ADDR_B
+	ip link add "$1" netns $NS1 type veth peer name "$2" netns $NS2 &&
+		ip -n $NS1 addr add "$3" dev "$1" && ip -n $NS2 addr add "$4" dev "$2" &&
+		ip -n $NS1 link set "$1" up && ip -n $NS2 link set "$2" up
+}
+pair bveth-a bveth-b 192.0.2.1/25 192.0.2.2/25 || die "veth pair for siw"
+pair rveth-a rveth-b 192.0.2.129/25 192.0.2.130/25 || die "veth pair for rxe"
+ip netns exec $NS1 rdma link add bsiw_a type siw netdev bveth-a &&
+	ip netns exec $NS2 rdma link add bsiw_b type siw netdev bveth-b ||
+	die "siw on the veth pair"
+rxe_veth=1
+ip netns exec $NS1 rdma link add brxe_a type rxe netdev rveth-a &&
+	ip netns exec $NS2 rdma link add brxe_b type rxe netdev rveth-b ||
+	rxe_veth=0
+for d in bsiw0 brxe0; do
+	ip link add "$d" type dummy && ip link set "$d" up || die "netdev $d"
+done
+ip addr add 192.0.2.70/24 dev bsiw0 && ip addr add 192.0.2.71/32 dev brxe0 ||
+	die "addresses"
+rdma link add bsiw type siw netdev bsiw0 || die "rdma link add bsiw (siw)"
+rdma link add brxe type rxe netdev brxe0 || die "rdma link add brxe (rxe)"
+
+# addr TOPO TRANSPORT: the server's address; sx/cx: how server and client
+# run on TOPO.
+addr() {
+	case $1/$2 in
+	veth/rxe) echo 192.0.2.129 ;;
+	veth/*) echo 192.0.2.1 ;;
+	lo/rxe) echo 192.0.2.71 ;;
+	lo/*) echo 192.0.2.70 ;;
+	esac
+}
+sx() { if [ "$topo" = veth ]; then ip netns exec $NS1 "$@"; else "$@"; fi; }
+cx() { if [ "$topo" = veth ]; then ip netns exec $NS2 "$@"; else "$@"; fi; }
+
+# Does TRANSPORT carry rdma_cm traffic on TOPO? (rxe on 6.1's veth: no.)
+rdma_works() {
+	local a
+	a=$(addr "$topo" "$1")
+	sx timeout 30 rping -s -a "$a" -C 3 >/dev/null 2>&1 &
+	sleep 1
+	cx timeout 20 rping -c -a "$a" -C 3 >/dev/null 2>&1
+	local rc=$?
+	wait
+	return $rc
+}
+
+# kernel_ticks: system + irq + softirq time of all CPUs, in USER_HZ ticks.
+kernel_ticks() { awk '/^cpu /{ print $4 + $7 + $8 }' /proc/stat; }
+hz=$(getconf CLK_TCK)
+
+record() { # TEST SIZE QPS VALUE UNIT CPU_TICKS BYTES
+	echo "$topo $t $1 $2 $3 $4 $5 $(awk "BEGIN{print $6 / $hz}") $7" >> "$tsv"
+}
+
+# listening: a TCP listener (tcp_bench, siw's kernel socket) or an rdma_cm
+# one (rxe) on $port in the server's namespace.
+port=18515
+listening() {
+	sx ss -ltnH "sport = :$port" | grep -q . ||
+		sx rdma resource show cm_id 2>/dev/null | grep -q "LISTEN.*:$port "
+}
+
+# client_server SERVER... -- CLIENT...: runs both, prints the client's
+# output; fails when either fails. The client starts once the server
+# listens.
+client_server() {
+	local srv=() cli=() slog=/tmp/bench-srv.log rc src i
+	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	cli=("$@")
+	sx timeout 120 "${srv[@]}" > "$slog" 2>&1 &
+	local spid=$!
+	for ((i = 0; i < 300; i++)); do
+		listening && break
+		sleep 0.1
+	done
+	cx timeout 120 "${cli[@]}" 2>/tmp/bench-cli.err
+	rc=$?
+	wait $spid
+	src=$?
+	if [ $rc != 0 ] || [ $src != 0 ]; then
+		echo "bench perf: failed ($rc/$src): ${cli[*]}" >&2
+		cat /tmp/bench-cli.err "$slog" >&2
+		return 1
+	fi
+}
+
+tcp_runs() {
+	local a sz v line t0 t1
+	a=$(addr "$topo" tcp)
+	for sz in "${bw_sizes[@]}"; do
+		t0=$(kernel_ticks)
+		line=$(client_server "$tcpb" -s -p $port -- \
+			"$tcpb" -c "$a" -p $port -m stream -l "$sz" -t "$secs") || return 1
+		t1=$(kernel_ticks)
+		v=$(echo "$line" | sed -n 's/.*mibps=\([0-9.]*\).*/\1/p')
+		record stream "$sz" 1 "$v" MiB/s $((t1 - t0)) \
+			"$(echo "$line" | sed -n 's/.*bytes=\([0-9]*\).*/\1/p')"
+	done
+	line=$(client_server "$tcpb" -s -p $port -- \
+		"$tcpb" -c "$a" -p $port -m rr -l 8 -n "$lat_iters") || return 1
+	record lat 8 1 "$(echo "$line" | sed -n 's/.*lat_us=\([0-9.]*\).*/\1/p')" us 0 0
+	record rtt 8 1 "$(echo "$line" | sed -n 's/.*rtt_us=\([0-9.]*\).*/\1/p')" us 0 0
+	line=$(client_server "$tcpb" -s -p $port -- \
+		"$tcpb" -c "$a" -p $port -m connect -n "$conns") || return 1
+	record connect 0 1 "$(echo "$line" | sed -n 's/.*conn_per_s=\([0-9.]*\).*/\1/p')" conn/s 0 0
+}
+
+# perftest_bw TOOL SIZE QPS: a run of about BENCH_MIB MiB (per second of
+# BENCH_SECS), in perftest's iteration mode; its duration mode (-D)
+# miscounts with several QPs over rxe.
+perftest_bw() {
+	local a v t0 t1 n
+	a=$(addr "$topo" "$t")
+	n=$((secs * mib_per_sec * 1048576 / $2 / $3))
+	[ $n -ge 20 ] || n=20
+	t0=$(kernel_ticks)
+	v=$(client_server "$1" -R -F -s "$2" -q "$3" -n $n -p $port --output=bandwidth -- \
+		"$1" -R -F -s "$2" -q "$3" -n $n -p $port --output=bandwidth "$a") ||
+		return 1
+	t1=$(kernel_ticks)
+	v=$(echo "$v" | awk 'NF == 1 && $1 ~ /^[0-9.]+$/ { v = $1 } END { print v }')
+	[ -n "$v" ] || { echo "bench perf: $1 printed no bandwidth" >&2; return 1; }
+	record "${1#ib_}" "$2" "$3" "$v" MiB/s $((t1 - t0)) $((n * $2 * $3))
+}
+
+perftest_lat() { # TOOL
+	local a v
+	a=$(addr "$topo" "$t")
+	v=$(client_server "$1" -R -F -s 8 -n "$lat_iters" -p $port --output=latency -- \
+		"$1" -R -F -s 8 -n "$lat_iters" -p $port --output=latency "$a") ||
+		return 1
+	v=$(echo "$v" | awk 'NF == 1 && $1 ~ /^[0-9.]+$/ { v = $1 } END { print v }')
+	[ -n "$v" ] || { echo "bench perf: $1 printed no latency" >&2; return 1; }
+	record "${1#ib_}" 8 1 "$v" us 0 0
+}
+
+# cmtime: the rdma_cm connect step for $conns connections, opened at once.
+# Its server never exits by itself: it is stopped once the client is done.
+cm_rate() {
+	local a out ms i spid
+	a=$(addr "$topo" "$t")
+	sx timeout 120 cmtime -b "$a" -p $port > /tmp/bench-cmtime-srv.log 2>&1 &
+	spid=$!
+	for ((i = 0; i < 300; i++)); do
+		listening && break
+		sleep 0.1
+	done
+	out=$(cx timeout 120 cmtime -s "$a" -p $port -c "$conns" 2>&1)
+	local rc=$?
+	# The server is a grandchild of ours (netns exec, timeout): by name.
+	pkill -x cmtime
+	wait $spid 2>/dev/null
+	# The "connect" row: "connect :", total ms, max ms, min us, us/conn.
+	ms=$(echo "$out" | awk '$1 == "connect" && $2 == ":" { print $3; exit }')
+	if [ $rc != 0 ] || ! awk "BEGIN{ exit !($ms + 0 > 0) }" 2>/dev/null; then
+		echo "bench perf: cmtime -s $a -c $conns failed ($rc):" >&2
+		echo "$out" >&2
+		return 1
+	fi
+	record connect 0 1 "$(awk "BEGIN{print $conns / ($ms / 1000)}")" conn/s 0 0
+}
+
+rdma_runs() {
+	local tool sz
+	for tool in ib_write_bw ib_read_bw ib_send_bw; do
+		for sz in "${bw_sizes[@]}"; do
+			case $tool/$sz in
+			ib_write_bw/*) ;;
+			*/4096 | */65536 | */1048576) ;;
+			*) continue ;;
+			esac
+			perftest_bw $tool "$sz" 1 || return 1
+		done
+		# 8 QPs (smoke: Write only).
+		[ "$smoke" = 1 ] && [ $tool != ib_write_bw ] && continue
+		perftest_bw $tool 65536 8 || return 1
+	done
+	for tool in ib_write_lat ib_send_lat ib_read_lat; do
+		perftest_lat $tool || return 1
+	done
+	cm_rate
+}
+
+if [ "$smoke" = 1 ]; then
+	bw_sizes=(65536)
+	lat_iters=200 conns=10
+else
+	bw_sizes=(4096 16384 65536 262144 1048576)
+	lat_iters=2000 conns=100
+fi
+
+: > "$tsv"
+failed=0
+transports=(tcp siw rxe)
+for topo in veth lo; do
+	# A port per path: a listener left in one namespace must not make a
+	# wildcard listen fail on the other path (rdma_cm listens on every
+	# device, in every namespace, and fails if one device cannot).
+	[ $topo = veth ] && port=18515 || port=18516
+	runnable=(tcp siw)
+	if [ $topo = lo ] || { [ $rxe_veth = 1 ] && rdma_works rxe; }; then
+		runnable+=(rxe)
+	else
+		echo "$topo rxe - 0 0 n/a - 0 0" >> "$tsv"
+		log "$topo: rdma_rxe carries no rdma_cm traffic here; its figures are missing"
+	fi
+	for ((r = 0; r < reps; r++)); do
+		for ((k = 0; k < ${#runnable[@]}; k++)); do
+			t=${runnable[$(((r + k) % ${#runnable[@]}))]}
+			log "$topo round $((r + 1))/$reps: $t"
+			if [ $t = tcp ]; then
+				tcp_runs || failed=1
+			else
+				rdma_runs || failed=1
+			fi
+		done
+	done
+done
+log "raw figures in $tsv"
+[ $failed = 0 ] || die "some runs failed (above)"

@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+"""report.py OUTDIR RAWDIR [TITLE]: turns the raw figures of one benchmark
+boot (RAWDIR/bench-perf.tsv from selftests/bench/perf.sh, and
+RAWDIR/bench-nvme.md when the nvme benchmark ran too) into OUTDIR/results.md
+and OUTDIR/bandwidth.png (gnuplot). Every siw figure is given as a ratio to
+raw TCP and to rdma_rxe from the same boot, and the targets of issue 6 are
+checked. Exits 1 when the raw figures are missing or malformed."""
+import os
+import statistics
+import subprocess
+import sys
+from collections import defaultdict
+
+BW_TESTS = ("write_bw", "read_bw", "send_bw")
+LAT_TESTS = ("write_lat", "send_lat", "read_lat")
+TOPOS = {"veth": "veth pair between two namespaces (MTU 1500)",
+         "lo": "loopback: both ends in one namespace on a dummy netdev"}
+
+
+def load(path):
+    """{(topo, transport, test, size, qps): [(value, cpu_s, bytes)]}"""
+    runs = defaultdict(list)
+    missing = set()
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            fields = line.split()
+            if len(fields) != 9:
+                sys.exit(f"report.py: {path}:{n}: want 9 fields: {line!r}")
+            topo, tr, test, size, qps, value, _unit, cpu, nbytes = fields
+            if value == "n/a":
+                missing.add((topo, tr))
+                continue
+            key = (topo, tr, test, int(size), int(qps))
+            runs[key].append((float(value), float(cpu), float(nbytes)))
+    return runs, missing
+
+
+class Figures:
+    def __init__(self, runs):
+        self.runs = runs
+
+    def get(self, topo, tr, test, size, qps=1):
+        r = self.runs.get((topo, tr, test, size, qps))
+        return statistics.median(v for v, _, _ in r) if r else None
+
+    def cpu_per_gib(self, topo, tr, test, size, qps=1):
+        r = self.runs.get((topo, tr, test, size, qps))
+        if not r:
+            return None
+        per = [c / (b / 2**30) for _, c, b in r if b > 0]
+        return statistics.median(per) if per else None
+
+    def count(self):
+        return max((len(v) for v in self.runs.values()), default=0)
+
+
+def fmt(v, digits=1):
+    return "–" if v is None else f"{v:.{digits}f}"
+
+
+def ratio(a, b):
+    return None if a is None or not b else a / b
+
+
+def size_name(n):
+    if n >= 2**20:
+        return f"{n // 2**20} MiB"
+    if n >= 1024:
+        return f"{n // 1024} KiB"
+    return f"{n} B"
+
+
+def bw_table(fg, topo, out):
+    out.append("| test | size | QPs | siw MiB/s | rxe MiB/s | TCP MiB/s "
+               "| siw / TCP | siw / rxe | kernel CPU s/GiB: siw | rxe | TCP |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|")
+    sizes = sorted({k[3] for k in fg.runs if k[0] == topo and k[2] in BW_TESTS})
+    for test in BW_TESTS:
+        for size in sizes:
+            for qps in (1, 8):
+                siw = fg.get(topo, "siw", test, size, qps)
+                if siw is None:
+                    continue
+                rxe = fg.get(topo, "rxe", test, size, qps)
+                tcp = fg.get(topo, "tcp", "stream", size)
+                out.append(
+                    f"| {test.replace('_bw', '')} | {size_name(size)} | {qps} "
+                    f"| {fmt(siw)} | {fmt(rxe)} | {fmt(tcp)} "
+                    f"| {fmt(ratio(siw, tcp), 2)} | {fmt(ratio(siw, rxe), 2)} "
+                    f"| {fmt(fg.cpu_per_gib(topo, 'siw', test, size, qps), 2)} "
+                    f"| {fmt(fg.cpu_per_gib(topo, 'rxe', test, size, qps), 2)} "
+                    f"| {fmt(fg.cpu_per_gib(topo, 'tcp', 'stream', size), 2)} |")
+
+
+def lat_table(fg, topo, out):
+    out.append("| test | siw µs | rxe µs | TCP µs | siw / TCP | siw / rxe |")
+    out.append("|---|---|---|---|---|---|")
+    for test in LAT_TESTS:
+        siw = fg.get(topo, "siw", test, 8)
+        rxe = fg.get(topo, "rxe", test, 8)
+        # perftest's Read latency is a whole round trip; Send and Write
+        # latency are half of one, like TCP's lat (RTT / 2).
+        tcp = fg.get(topo, "tcp", "rtt" if test == "read_lat" else "lat", 8)
+        out.append(f"| {test.replace('_lat', '')} 8 B | {fmt(siw, 2)} "
+                   f"| {fmt(rxe, 2)} | {fmt(tcp, 2)} | {fmt(ratio(siw, tcp), 2)} "
+                   f"| {fmt(ratio(siw, rxe), 2)} |")
+
+
+def targets(fg, topo):
+    """[(target, figure, met)] for one path."""
+    t = []
+
+    def add(name, value, goal, higher_is_better=True):
+        if value is None:
+            t.append((name, "not measured", None))
+        else:
+            ok = value >= goal if higher_is_better else value <= goal
+            t.append((name, f"{value:.2f}", ok))
+
+    g = fg.get
+    add("WRITE 64 KiB ≥ 1.0 × TCP stream (64 KiB writes)",
+        ratio(g(topo, "siw", "write_bw", 65536), g(topo, "tcp", "stream", 65536)), 1.0)
+    add("READ 64 KiB ≥ 0.9 × WRITE 64 KiB",
+        ratio(g(topo, "siw", "read_bw", 65536), g(topo, "siw", "write_bw", 65536)), 0.9)
+    for test in BW_TESTS:
+        add(f"{test.replace('_bw', '').upper()} 4 KiB ≥ 0.5 × TCP stream (4 KiB writes)",
+            ratio(g(topo, "siw", test, 4096), g(topo, "tcp", "stream", 4096)), 0.5)
+    worst = None
+    for (tp, tr, test, size, qps) in fg.runs:
+        if tp == topo and tr == "siw" and test in BW_TESTS and size >= 4096:
+            r = ratio(g(topo, "siw", test, size, qps), g(topo, "rxe", test, size, qps))
+            if r is not None and (worst is None or r < worst):
+                worst = r
+    add("every bandwidth from 4 KiB ≥ 2 × rxe (lowest ratio)", worst, 2.0)
+    worst = None
+    for test in LAT_TESTS:
+        r = ratio(g(topo, "siw", test, 8), g(topo, "rxe", test, 8))
+        if r is not None and (worst is None or r > worst):
+            worst = r
+    add("8 B latencies ≤ rxe's (highest siw / rxe)", worst, 1.0, False)
+    add("rdma_cm connect rate ≥ 0.3 × TCP connect rate",
+        ratio(g(topo, "siw", "connect", 0), g(topo, "tcp", "connect", 0)), 0.3)
+    for test in BW_TESTS:
+        add(f"{test.replace('_bw', '').upper()} 64 KiB: 8 QPs ≥ 1 QP",
+            ratio(g(topo, "siw", test, 65536, 8), g(topo, "siw", test, 65536, 1)), 1.0)
+    return t
+
+
+def plot(fg, outdir):
+    """bandwidth.png: MiB/s against message size, one panel per path."""
+    dat = os.path.join(outdir, "bandwidth.dat")
+    series = [("tcp", "stream", "raw TCP stream"),
+              ("siw", "write_bw", "siw WRITE"), ("siw", "read_bw", "siw READ"),
+              ("siw", "send_bw", "siw SEND"),
+              ("rxe", "write_bw", "rxe WRITE"), ("rxe", "read_bw", "rxe READ"),
+              ("rxe", "send_bw", "rxe SEND")]
+    blocks, cmds = [], []
+    topos = [t for t in TOPOS if any(k[0] == t for k in fg.runs)]
+    with open(dat, "w") as f:
+        idx = 0
+        for topo in topos:
+            for tr, test, label in series:
+                sizes = sorted(k[3] for k in fg.runs
+                               if k[:3] == (topo, tr, test) and k[4] == 1)
+                if not sizes:
+                    continue
+                f.write(f"# {topo} {label}\n")
+                for s in sizes:
+                    f.write(f"{s // 1024} {fg.get(topo, tr, test, s):.2f}\n")
+                f.write("\n\n")
+                blocks.append((topo, idx, label))
+                idx += 1
+    if not blocks:
+        return None
+    png = os.path.join(outdir, "bandwidth.png")
+    cmds = ["set terminal pngcairo size 1200,520 font ',10'",
+            f"set output '{png}'", "set logscale x 2", "set grid",
+            "set xlabel 'message size (KiB)'", "set ylabel 'MiB/s'",
+            "set key top left", f"set multiplot layout 1,{len(topos)}"]
+    style = {"raw TCP stream": "lw 3 lc rgb 'black'"}
+    for topo in topos:
+        parts = []
+        for tp, idx, label in blocks:
+            if tp != topo:
+                continue
+            dt = "dt 2" if label.startswith("rxe") else "dt 1"
+            extra = style.get(label, "lw 2")
+            parts.append(f"'{dat}' index {idx} using 1:2 with linespoints "
+                         f"{dt} {extra} title '{label}'")
+        cmds.append(f"set title '{topo}'")
+        cmds.append("plot " + ", ".join(parts))
+    cmds.append("unset multiplot")
+    try:
+        subprocess.run(["gnuplot"], input="\n".join(cmds), text=True,
+                       check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        sys.exit(f"report.py: gnuplot failed ({e}); apt-get install gnuplot-nox")
+    return png
+
+
+def main():
+    if len(sys.argv) not in (3, 4):
+        sys.exit(__doc__)
+    outdir, rawdir = sys.argv[1], sys.argv[2]
+    title = sys.argv[3] if len(sys.argv) == 4 else ""
+    tsv = os.path.join(rawdir, "bench-perf.tsv")
+    if not os.path.exists(tsv):
+        sys.exit(f"report.py: no {tsv}: the perf benchmark did not run")
+    runs, missing = load(tsv)
+    if not runs:
+        sys.exit(f"report.py: {tsv} holds no figures")
+    fg = Figures(runs)
+    os.makedirs(outdir, exist_ok=True)
+    out = ["# siw against raw TCP and rdma_rxe", ""]
+    if title:
+        out += [title, ""]
+    out += [f"Every figure is the median of {fg.count()} runs in one guest boot; "
+            "ratios compare figures of that boot. Bandwidth is MiB/s of "
+            "perftest over rdma_cm (`-R`) and of `tcp_bench -m stream`, "
+            "whose writes are the message size. Kernel CPU is the guest's "
+            "system, irq and softirq time on all vCPUs per GiB moved "
+            "(perftest busy-polls in user space, so user time is left out).",
+            ""]
+    for topo, what in TOPOS.items():
+        if not any(k[0] == topo for k in runs):
+            continue
+        out += [f"## Path: {topo} ({what})", ""]
+        if (topo, "rxe") in missing:
+            out += ["rdma_rxe carried no rdma_cm traffic on this path in this "
+                    "kernel (6.1's rxe does not work across network "
+                    "namespaces): its figures are missing.", ""]
+        out += ["### Targets", "", "| target | figure | met |", "|---|---|---|"]
+        for name, value, ok in targets(fg, topo):
+            out.append(f"| {name} | {value} | "
+                       f"{'–' if ok is None else ('yes' if ok else 'no')} |")
+        out += ["", "### Bandwidth", ""]
+        bw_table(fg, topo, out)
+        out += ["", "### Latency, 8 bytes", ""]
+        lat_table(fg, topo, out)
+        siw_c = fg.get(topo, "siw", "connect", 0)
+        rxe_c = fg.get(topo, "rxe", "connect", 0)
+        tcp_c = fg.get(topo, "tcp", "connect", 0)
+        out += ["", "### Connection setup", "",
+                "rdma_cm: cmtime's connect step (connect, MPA exchange, "
+                "established) for its connections opened at once; TCP: "
+                "`tcp_bench -m connect`, the same number of non-blocking "
+                "connects, each done when the server's accept has sent a byte.",
+                "", "| siw /s | rxe /s | TCP /s | siw / TCP | siw / rxe |",
+                "|---|---|---|---|---|",
+                f"| {fmt(siw_c)} | {fmt(rxe_c)} | {fmt(tcp_c)} "
+                f"| {fmt(ratio(siw_c, tcp_c), 2)} | {fmt(ratio(siw_c, rxe_c), 2)} |",
+                ""]
+    nvme = os.path.join(rawdir, "bench-nvme.md")
+    if os.path.exists(nvme):
+        out += ["## NVMe over Fabrics: siw, rxe and nvme-tcp", ""]
+        out += [line.rstrip("\n") for line in open(nvme)]
+        out.append("")
+    png = plot(fg, outdir)
+    if png:
+        out += ["## Bandwidth against message size", "",
+                f"![bandwidth]({os.path.basename(png)})", ""]
+    with open(os.path.join(outdir, "results.md"), "w") as f:
+        f.write("\n".join(out))
+    print(os.path.join(outdir, "results.md"))
+
+
+if __name__ == "__main__":
+    main()

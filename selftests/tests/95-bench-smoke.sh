@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# timeout: 900
+# A short pass of `make bench` (selftests/bench/perf.sh with BENCH_SMOKE=1,
+# one run of each figure, one message size), so that the benchmark keeps
+# working: every figure it should produce is there and positive, and the
+# report and its plot are written. The figures themselves are not judged
+# here (a timed test on a noisy machine proves nothing); make bench does.
+. "$(dirname "$0")/lib.sh"
+require python3 gnuplot
+raw=/tmp/bench-smoke.$$
+mkdir -p "$raw"
+trap 'rm -rf "$raw"' EXIT
+
+echo "+ BENCH_SMOKE=1 BENCH_REPS=1 BENCH_SECS=1 selftests/bench/perf.sh"
+if BENCH_SMOKE=1 BENCH_REPS=1 BENCH_SECS=1 SIW_OUT=$raw \
+	timeout 800 "$SIW_DIR/selftests/bench/perf.sh" > "$raw/perf.log" 2>&1; then
+	ok "perf.sh smoke pass runs to the end"
+else
+	fail "perf.sh smoke pass runs to the end" "$(tail -30 "$raw/perf.log")"
+fi
+sed 's/^/  | /' "$raw/bench-perf.tsv" 2>/dev/null
+
+# has TOPO TRANSPORT TEST SIZE QPS: a positive figure is recorded.
+has() {
+	awk -v k="$1 $2 $3 $4 $5" '$1" "$2" "$3" "$4" "$5 == k && $6 + 0 > 0 { f = 1 } END { exit !f }' \
+		"$raw/bench-perf.tsv" 2>/dev/null
+}
+for topo in veth lo; do
+	for f in "stream 65536 1" "lat 8 1" "rtt 8 1" "connect 0 1"; do
+		check "$topo: TCP $f recorded" has $topo tcp $f
+	done
+	transports="siw"
+	[ $topo = lo ] && transports="siw rxe"
+	# rxe on the veth path: figures, or the marker that it cannot run.
+	if [ $topo = veth ] && ! grep -q '^veth rxe - 0 0 n/a' "$raw/bench-perf.tsv"; then
+		transports="siw rxe"
+	fi
+	for t in $transports; do
+		for f in "write_bw 65536 1" "read_bw 65536 1" "send_bw 65536 1" \
+			"write_bw 65536 8" "write_lat 8 1" "send_lat 8 1" \
+			"read_lat 8 1" "connect 0 1"; do
+			check "$topo: $t $f recorded" has $topo $t $f
+		done
+	done
+done
+
+check "report.py writes results.md and bandwidth.png" \
+	python3 "$SIW_DIR/selftests/bench/report.py" "$raw/report" "$raw" smoke
+check "results.md has the targets and the siw / TCP ratios" \
+	sh -c "grep -q '^### Targets' '$raw/report/results.md' && grep -q 'siw / TCP' '$raw/report/results.md'"
+check "bandwidth.png is a PNG image" \
+	sh -c "head -c 8 '$raw/report/bandwidth.png' | od -An -tx1 | grep -q '89 50 4e 47 0d 0a 1a 0a'"
+check "no siw QP, CQ, MR or PD left" no_siw_resources
