@@ -14,7 +14,9 @@ done
 prepare || exit 1
 out=build/vm/bench-$abi
 rm -f "$out"/bench-*.tsv "$out"/bench-*.md
-run_vm --out "$out" bench "$@"
+# A whole make bench takes about 45 minutes without KVM; a hung guest
+# still ends (BENCH_TIMEOUT seconds).
+run_vm --out "$out" --timeout "${BENCH_TIMEOUT:-7200}" bench "$@"
 rc=$?
 for b in "$@"; do
 	echo "== $b ($out/bench-$b.log)"
