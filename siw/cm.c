@@ -151,6 +151,12 @@ static void siw_cep_stop_socket(struct siw_cep *cep)
 	sk->sk_state_change = cep->saved_state_change;
 	write_unlock_bh(&sk->sk_callback_lock);
 	cep->saved_data_ready = NULL;
+	/*
+	 * The shutdown called our state callback, which only queues work:
+	 * wake, through the socket's own, a send waiting for buffer space,
+	 * so that it sees the shutdown now rather than at the next ACK.
+	 */
+	sk->sk_state_change(sk);
 }
 
 /* Stops and releases the socket. Must hold cep->lock. */
