@@ -111,6 +111,7 @@ int siw_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
 	spin_lock_init(&qp->rq_lock);
 	spin_lock_init(&qp->orq_lock);
 	spin_lock_init(&qp->irq_lock);
+	mutex_init(&qp->tx_lock);
 	INIT_WORK(&qp->tx_work, siw_tx_work);
 	qp->state = IB_QPS_RESET;
 	qp->user = !!udata;
@@ -135,8 +136,8 @@ int siw_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
 	qp->orq = kcalloc(qp->orq_size, sizeof(*qp->orq), GFP_KERNEL);
 	qp->irq_size = SIW_MAX_IRD_QP;
 	qp->irq = kcalloc(qp->irq_size, sizeof(*qp->irq), GFP_KERNEL);
-	qp->tx_hdr = kzalloc(SIW_FPDU_HDR_MAX, GFP_KERNEL);
-	qp->tx_trailer = kzalloc(SIW_MPA_CRC_LEN + 4, GFP_KERNEL);
+	qp->tx_hdr = kcalloc(SIW_TX_BATCH, SIW_FPDU_HDR_MAX, GFP_KERNEL);
+	qp->tx_trailer = kcalloc(SIW_TX_BATCH, SIW_TX_TRAILER_MAX, GFP_KERNEL);
 	qp->tx_kv = kcalloc(SIW_TX_KV_MAX, sizeof(*qp->tx_kv), GFP_KERNEL);
 	if (!qp->sq_state || !qp->orq || !qp->irq || !qp->tx_hdr ||
 	    !qp->tx_trailer || !qp->tx_kv) {
@@ -224,8 +225,7 @@ int siw_destroy_qp(struct ib_qp *base_qp, struct ib_udata *udata)
 	siw_qp_fatal(qp, 0);
 	xa_erase(&sdev->qp_xa, base_qp->qp_num);
 	/* Wait for the connection manager and the data path to let go. */
-	if (cancel_work_sync(&qp->tx_work))
-		siw_qp_put(qp);
+	siw_tx_quiesce(qp);
 	siw_qp_put(qp);
 	wait_for_completion(&qp->released);
 	siw_qp_free_tx(qp);
@@ -384,8 +384,10 @@ void siw_sq_kick(struct siw_qp *qp)
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (error)
 		siw_qp_flush(qp);
+	else if (connected && qp->user)
+		siw_tx_doorbell(qp);	/* a syscall: may transmit inline */
 	else if (connected)
-		siw_tx_schedule(qp);
+		siw_tx_schedule(qp);	/* kernel posters may be atomic */
 }
 
 /*
@@ -538,13 +540,12 @@ void siw_qp_disconnected(struct siw_qp *qp)
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
 	/*
-	 * A transmit run that was queued holds a reference: drop it. One
-	 * that is running may be in the middle of a message and still uses
+	 * A transmit run that is running (in tx_work or inline in a
+	 * doorbell) may be in the middle of a message and still uses
 	 * qp->sock: the socket pointer goes only once it has finished. Runs
-	 * queued later see the QP disconnected and send nothing.
+	 * started later see the QP disconnected and send nothing.
 	 */
-	if (cancel_work_sync(&qp->tx_work))
-		siw_qp_put(qp);
+	siw_tx_quiesce(qp);
 	spin_lock_irqsave(&qp->state_lock, flags);
 	qp->sock = NULL;
 	spin_unlock_irqrestore(&qp->state_lock, flags);

@@ -31,7 +31,18 @@ struct siw_sq_state {
 	u32 bytes;
 };
 
-#define SIW_TX_KV_MAX	64
+/*
+ * Transmit batching: up to SIW_TX_BATCH FPDUs, at most SIW_TX_BATCH_BYTES
+ * on the wire, go to the socket in one kernel_sendmsg(), as up to
+ * SIW_TX_KV_MAX pieces (header, payload pieces, trailer per FPDU).
+ */
+#define SIW_TX_BATCH		16
+#define SIW_TX_BATCH_BYTES	(64 * 1024)
+#define SIW_TX_KV_MAX		128
+#define SIW_TX_TRAILER_MAX	(3 + SIW_MPA_CRC_LEN)	/* pad and CRC */
+/* What a user's doorbell may transmit itself before the worker takes over. */
+#define SIW_TX_INLINE_BYTES	(64 * 1024)
+#define SIW_TX_INLINE_SQES	16
 
 /* An inbound RDMA Read Request waiting for its response to be sent. */
 struct siw_irq_entry {
@@ -160,16 +171,23 @@ struct siw_qp {
 	bool rtr_wait;
 	u32 mulpdu;		/* largest ULPDU we send */
 
-	/* Transmit: runs in tx_work only, so needs no lock of its own. */
+	/*
+	 * Transmit runs one at a time per QP, under tx_lock: in tx_work, or
+	 * inline in a user's doorbell (siw_tx_doorbell). The fields below up
+	 * to tx_kv are the transmitter's and need no lock of their own.
+	 */
+	struct mutex tx_lock;
 	struct work_struct tx_work;
 	u32 sq_next;		/* next element to start; sq_get..sq_next run */
 	u8 rtr_send;		/* initiator in p2p mode: the RTR to send first */
 	struct siw_sq_state *sq_state;	/* per slot; sq_lock */
 	bool sq_failed;		/* a work request completed in error; sq_lock */
 	u32 tx_msn[SIW_QN_NUM];	/* next MSN we send per untagged queue */
-	u8 *tx_hdr;		/* length field and header of one FPDU */
-	u8 *tx_trailer;		/* its pad and CRC */
-	struct kvec *tx_kv;	/* SIW_TX_KV_MAX pieces of one FPDU */
+	u8 *tx_hdr;		/* SIW_TX_BATCH FPDU length fields and headers */
+	u8 *tx_trailer;		/* and their pads and CRCs */
+	struct kvec *tx_kv;	/* SIW_TX_KV_MAX pieces of one batch */
+	bool tx_corked;		/* the last send had MSG_MORE: push at the end */
+	bool tx_running;	/* a transmit run is going on (hint, lockless) */
 
 	/* Outstanding Read Requests we sent, oldest first. orq_lock. */
 	spinlock_t orq_lock;
@@ -265,6 +283,8 @@ void siw_qp_terminate(struct siw_qp *qp, enum siw_term_code code,
 
 /* tx.c */
 void siw_tx_work(struct work_struct *work);
+void siw_tx_doorbell(struct siw_qp *qp);
+void siw_tx_quiesce(struct siw_qp *qp);
 void siw_tx_schedule(struct siw_qp *qp);
 void siw_sq_complete_ready(struct siw_qp *qp);
 void siw_sq_mark_done(struct siw_qp *qp, u32 pos, enum siw_wc_status status,

@@ -3,9 +3,10 @@
  * Transmit: the send queue, Read Responses and Terminate messages, cut
  * into FPDUs sized to the connection's MULPDU and handed to the socket.
  *
- * Runs only in the QP's tx_work, one instance at a time per QP, on a work
- * queue of its own: sends block while the socket buffer is full. Closing
- * the socket wakes a blocked send with an error.
+ * Runs one instance at a time per QP (qp->tx_lock): in the QP's tx_work, on
+ * a work queue of its own, or inline in a user's doorbell for small
+ * messages. Sends block while the socket buffer is full. Closing the
+ * socket wakes a blocked send with an error.
  *
  * siw is built for 64-bit kernels, which map all memory: payload pages are
  * addressed with page_address() and go to the socket as kvecs.
@@ -149,13 +150,40 @@ static int siw_tx_src_take(struct siw_tx_src *src, u32 bytes,
 }
 
 /*
+ * More to transmit right behind this message: a VALID send queue element
+ * or a Read Request to answer. Then the message's end goes to TCP with
+ * MSG_MORE, so back-to-back small messages share segments; siw_tx_run()
+ * pushes what is left when it stops.
+ */
+static bool siw_sq_startable(struct siw_qp *qp);
+
+static bool siw_tx_more_queued(struct siw_qp *qp)
+{
+	return siw_sq_startable(qp) ||
+	       READ_ONCE(qp->irq_get) != READ_ONCE(qp->irq_put);
+}
+
+/*
+ * kvecs one more FPDU of @payload bytes may need: its header and trailer,
+ * and per SGE it touches a piece per page plus one for a page boundary.
+ */
+static unsigned int siw_tx_fpdu_kv_need(u32 payload)
+{
+	return 2 + (payload >> PAGE_SHIFT) + 2 * SIW_MAX_SGE;
+}
+
+/*
  * Sends one message: header template h (opcode and the fields of the
- * message), payload from src. Fills in MO or TO per FPDU.
+ * message), payload from src. Fills in MO or TO per FPDU. FPDUs go to the
+ * socket in batches (SIW_TX_BATCH): one socket call per batch, not per
+ * FPDU, which over an MTU of 1500 means one call per ~23 KiB instead of
+ * one per 1.4 KiB.
  */
 static int siw_tx_message(struct siw_qp *qp, struct siw_hdr *h,
 			  struct siw_tx_src *src)
 {
-	struct siw_frag frags[SIW_TX_KV_MAX];
+	/* One FPDU's payload pieces, for its CRC: at most 29 (64 KiB). */
+	struct siw_frag frags[SIW_TX_KV_MAX / 2];
 	const struct siw_op_info *op = siw_op_info(h->opcode);
 	u64 to0 = h->to;
 	u32 sent = 0;
@@ -164,43 +192,59 @@ static int siw_tx_message(struct siw_qp *qp, struct siw_hdr *h,
 		return -EINVAL;
 	do {
 		struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
-		unsigned int nkv = 1, nfrags = 0;
+		unsigned int nkv = 0, batched = 0;
+		size_t total = 0;
 		struct siw_fpdu f;
-		u32 hlen, tlen, crc = 0;
-		size_t total;
 		int n;
 
-		if (!siw_fpdu_plan(qp->mulpdu, op->hdr_len, src->total - sent,
-				   &f))
-			return -EMSGSIZE;
-		h->last = f.last;
-		if (op->tagged)
-			h->to = to0 + sent;
-		else
-			h->mo = sent;
-		hlen = siw_fpdu_put_hdr(h, f.ulpdu_len, qp->tx_hdr,
-					SIW_FPDU_HDR_MAX);
-		if (!hlen)
-			return -EINVAL;
-		qp->tx_kv[0].iov_base = qp->tx_hdr;
-		qp->tx_kv[0].iov_len = hlen;
-		if (siw_tx_src_take(src, f.payload, qp->tx_kv, &nkv, frags,
-				    &nfrags))
-			return -EFAULT;
-		if (qp->crc)
-			crc = siw_fpdu_crc(qp->tx_hdr, hlen, frags, nfrags,
-					   f.pad);
-		tlen = siw_fpdu_trailer(qp->tx_trailer, f.pad, crc);
-		qp->tx_kv[nkv].iov_base = qp->tx_trailer;
-		qp->tx_kv[nkv].iov_len = tlen;
-		nkv++;
-		total = hlen + f.payload + tlen;
-		if (!f.last)
+		do {
+			u8 *hdr = qp->tx_hdr + batched * SIW_FPDU_HDR_MAX;
+			u8 *trl = qp->tx_trailer + batched * SIW_TX_TRAILER_MAX;
+			unsigned int nfrags = 0;
+			u32 hlen, tlen, crc = 0;
+
+			if (!siw_fpdu_plan(qp->mulpdu, op->hdr_len,
+					   src->total - sent, &f))
+				return -EMSGSIZE;
+			if (nkv + siw_tx_fpdu_kv_need(f.payload) > SIW_TX_KV_MAX)
+				break;	/* into the next batch */
+			h->last = f.last;
+			if (op->tagged)
+				h->to = to0 + sent;
+			else
+				h->mo = sent;
+			hlen = siw_fpdu_put_hdr(h, f.ulpdu_len, hdr,
+						SIW_FPDU_HDR_MAX);
+			if (!hlen)
+				return -EINVAL;
+			qp->tx_kv[nkv].iov_base = hdr;
+			qp->tx_kv[nkv].iov_len = hlen;
+			nkv++;
+			if (siw_tx_src_take(src, f.payload, qp->tx_kv, &nkv,
+					    frags, &nfrags))
+				return -EFAULT;
+			if (qp->crc)
+				crc = siw_fpdu_crc(hdr, hlen, frags, nfrags,
+						   f.pad);
+			tlen = siw_fpdu_trailer(trl, f.pad, crc);
+			qp->tx_kv[nkv].iov_base = trl;
+			qp->tx_kv[nkv].iov_len = tlen;
+			nkv++;
+			total += hlen + f.payload + tlen;
+			sent += f.payload;
+			batched++;
+		} while (!f.last && batched < SIW_TX_BATCH &&
+			 total < SIW_TX_BATCH_BYTES);
+		if (!batched)
+			return -EFAULT;	/* cannot happen: kv need is bounded */
+		if (!f.last || sent < src->total)
+			msg.msg_flags |= MSG_MORE;
+		else if (siw_tx_more_queued(qp))
 			msg.msg_flags |= MSG_MORE;
 		n = kernel_sendmsg(qp->sock, &msg, qp->tx_kv, nkv, total);
 		if (n != total)
 			return n < 0 ? n : -EPIPE;
-		sent += f.payload;
+		qp->tx_corked = msg.msg_flags & MSG_MORE;
 	} while (sent < src->total);
 	return 0;
 }
@@ -267,6 +311,9 @@ void siw_sq_complete_ready(struct siw_qp *qp)
 	smp_mb();
 	more = READ_ONCE(qp->sendq[qp->sq_next % qp->num_sqe].flags) &
 	       SIW_WQE_VALID;
+	/* A transmit run going on starts it itself, or looks again at its end. */
+	if (READ_ONCE(qp->tx_running))
+		more = false;
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	pr_debug("siw: QP %u: sq_get %u sq_next %u more %d\n",
 		 qp->base_qp.qp_num, qp->sq_get, qp->sq_next, more);
@@ -418,8 +465,79 @@ static void siw_tx_terminate(struct siw_qp *qp)
 	kernel_sendmsg(qp->sock, &msg, &kv, 1, len);
 }
 
-/* Runs one send queue element. Returns false to stop for now. */
-static bool siw_tx_sqe(struct siw_qp *qp)
+/* What siw_tx_sqe() did. */
+enum siw_tx_step {
+	SIW_TX_SENT,		/* ran one element; go on */
+	SIW_TX_EMPTY,		/* no VALID element to start */
+	SIW_TX_RING_FULL,	/* every slot started, none completed yet */
+	SIW_TX_BLOCKED,		/* waits for a Read Response (ORD, fence), or
+				 * the QP failed */
+	SIW_TX_DEFER,		/* not in a doorbell: leave it to the worker */
+};
+
+/* The slot after the last started one holds a new element to start. */
+static bool siw_sq_startable(struct siw_qp *qp)
+{
+	const struct siw_sqe *slot = &qp->sendq[qp->sq_next % qp->num_sqe];
+
+	/*
+	 * sq_get..sq_next are started, not yet completed, and still VALID:
+	 * with the ring full, the next slot is one of them, not a new one.
+	 */
+	if (qp->sq_next - READ_ONCE(qp->sq_get) >= qp->num_sqe)
+		return false;
+	return smp_load_acquire(&slot->flags) & SIW_WQE_VALID;
+}
+
+/* Payload bytes of a send queue element (our copy). */
+static u64 siw_sqe_payload(const struct siw_sqe *sqe)
+{
+	u64 total = 0;
+	u32 i;
+
+	switch (sqe->opcode) {
+	case SIW_OP_SEND:
+	case SIW_OP_SEND_REMOTE_INV:
+	case SIW_OP_WRITE:
+		break;
+	default:
+		return 0;
+	}
+	if (sqe->flags & SIW_WQE_INLINE)
+		return sqe->sge[0].length;
+	for (i = 0; i < min_t(u32, sqe->num_sge, SIW_MAX_SGE); i++)
+		total += sqe->sge[i].length;
+	return total;
+}
+
+/*
+ * May a doorbell send this element itself? Only if it fits the budget and
+ * the socket can take all of it now, so that the user's system call does
+ * not wait for the peer (and no signal can interrupt a half-sent FPDU).
+ */
+static bool siw_tx_doorbell_may_send(struct siw_qp *qp,
+				     const struct siw_sqe *sqe, u32 *budget)
+{
+	struct sock *sk = qp->sock->sk;
+	u64 len = siw_sqe_payload(sqe);
+	u64 wire;
+
+	if (len > *budget)
+		return false;
+	/* Each FPDU adds at most a header, pad and CRC. */
+	wire = len + (u64)siw_fpdu_count(qp->mulpdu, SIW_HDR_MAX, (u32)len) *
+		     (SIW_FPDU_HDR_MAX + SIW_TX_TRAILER_MAX);
+	if (!sk_stream_memory_free(sk) || wire > sk_stream_wspace(sk))
+		return false;
+	*budget -= len;
+	return true;
+}
+
+/*
+ * Runs one send queue element. @budget: NULL in the worker; in a
+ * doorbell, the payload it may still send, which this charges.
+ */
+static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 {
 	struct siw_sqe *slot = &qp->sendq[qp->sq_next % qp->num_sqe];
 	enum siw_wc_status status = SIW_WC_SUCCESS;
@@ -430,10 +548,14 @@ static bool siw_tx_sqe(struct siw_qp *qp)
 	u32 pos = qp->sq_next;
 	int err = 0;
 
+	if (qp->sq_next - READ_ONCE(qp->sq_get) >= qp->num_sqe)
+		return SIW_TX_RING_FULL;	/* resumes as elements complete */
 	if (!(smp_load_acquire(&slot->flags) & SIW_WQE_VALID))
-		return false;
+		return SIW_TX_EMPTY;
 	/* From here on only our copy counts. */
 	memcpy(&sqe, slot, sizeof(sqe));
+	if (budget && !siw_tx_doorbell_may_send(qp, &sqe, budget))
+		return SIW_TX_DEFER;
 	pr_debug("siw: QP %u: sqe %u opcode %u flags 0x%x num_sge %u\n",
 		 qp->base_qp.qp_num, pos, sqe.opcode, sqe.flags, sqe.num_sge);
 
@@ -442,13 +564,13 @@ static bool siw_tx_sqe(struct siw_qp *qp)
 		err = qp->orq_put - qp->orq_get >= min(qp->ord, qp->orq_size);
 		spin_unlock_irqrestore(&qp->orq_lock, flags);
 		if (err)
-			return false;	/* resumes when a response completes */
+			return SIW_TX_BLOCKED;	/* until a response completes */
 	} else if (sqe.flags & SIW_WQE_READ_FENCE) {
 		spin_lock_irqsave(&qp->orq_lock, flags);
 		err = qp->orq_put != qp->orq_get;
 		spin_unlock_irqrestore(&qp->orq_lock, flags);
 		if (err)
-			return false;
+			return SIW_TX_BLOCKED;
 	}
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
@@ -487,7 +609,7 @@ static bool siw_tx_sqe(struct siw_qp *qp)
 	case SIW_OP_READ_LOCAL_INV:
 		err = siw_tx_read_request(qp, &sqe, pos);
 		if (!err)
-			return true;	/* completes with its response */
+			return SIW_TX_SENT;	/* completes with its response */
 		break;
 	case SIW_OP_REG_MR:
 		if (qp->user) {
@@ -507,6 +629,20 @@ static bool siw_tx_sqe(struct siw_qp *qp)
 	default:
 		status = SIW_WC_LOC_QP_OP_ERR;
 	}
+	/*
+	 * The connection went away under the send (the peer closed or
+	 * reset it, or we are tearing it down): nothing local failed, the
+	 * request is flushed like those behind it, and the connection
+	 * manager reports the disconnect; no QP_FATAL event.
+	 */
+	if (err == -EPIPE || err == -ECONNRESET || err == -ENOTCONN ||
+	    err == -ESHUTDOWN) {
+		siw_sq_mark_done(qp, pos, SIW_WC_WR_FLUSH_ERR, 0);
+		pr_debug("siw: QP %u: connection lost while sending (%d)\n",
+			 qp->base_qp.qp_num, err);
+		siw_qp_fatal(qp, 0);
+		return SIW_TX_BLOCKED;
+	}
 	if (err)
 		status = SIW_WC_GENERAL_ERR;
 	siw_sq_mark_done(qp, pos, status, src.total);
@@ -515,9 +651,9 @@ static bool siw_tx_sqe(struct siw_qp *qp)
 				    dev_name(&qp->sdev->base_dev.dev),
 				    qp->base_qp.qp_num, sqe.opcode, status, err);
 		siw_qp_fatal(qp, IB_EVENT_QP_FATAL);
-		return false;
+		return SIW_TX_BLOCKED;
 	}
-	return true;
+	return SIW_TX_SENT;
 }
 
 /*
@@ -567,22 +703,32 @@ static void siw_tx_terminate_and_close(struct siw_qp *qp)
 	siw_cep_put(cep);
 }
 
-void siw_tx_work(struct work_struct *work)
+/*
+ * The transmit loop. Must hold tx_lock. In the worker it runs until
+ * nothing is left. Inline in a doorbell it sends only send queue
+ * elements, at most SIW_TX_INLINE_SQES of them and SIW_TX_INLINE_BYTES of
+ * payload in all, each only if the socket can take it at once, so the
+ * user's call returns soon; the rest, Read Responses and a Terminate go
+ * to the worker. Returns the last step: SIW_TX_EMPTY if it stopped
+ * because the send queue had nothing more to start.
+ */
+static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
+					 bool in_doorbell)
 {
-	struct siw_qp *qp = container_of(work, struct siw_qp, tx_work);
+	u32 budget = SIW_TX_INLINE_BYTES, sqes = 0;
+	enum siw_tx_step step = SIW_TX_BLOCKED;
 
-	if (READ_ONCE(qp->term_code) != SIW_TERM_OK) {
-		siw_tx_terminate_and_close(qp);
-		goto out;
-	}
 	while (siw_tx_may_run(qp)) {
 		struct siw_irq_entry e;
 		unsigned long flags;
 		bool have_rreq = false;
 
 		if (READ_ONCE(qp->term_code) != SIW_TERM_OK) {
-			siw_tx_terminate_and_close(qp);
-			break;
+			if (in_doorbell)
+				siw_tx_schedule(qp);
+			else
+				siw_tx_terminate_and_close(qp);
+			return SIW_TX_BLOCKED;
 		}
 		if (qp->rtr_send) {
 			u8 type = qp->rtr_send;
@@ -590,8 +736,21 @@ void siw_tx_work(struct work_struct *work)
 			qp->rtr_send = 0;
 			if (siw_tx_rtr(qp, type)) {
 				siw_qp_fatal(qp, IB_EVENT_QP_FATAL);
-				break;
+				return SIW_TX_BLOCKED;
 			}
+			continue;
+		}
+		if (in_doorbell) {
+			if (READ_ONCE(qp->irq_get) != READ_ONCE(qp->irq_put) ||
+			    sqes++ == SIW_TX_INLINE_SQES) {
+				siw_tx_schedule(qp);
+				return SIW_TX_DEFER;
+			}
+			step = siw_tx_sqe(qp, &budget);
+			if (step == SIW_TX_DEFER)
+				siw_tx_schedule(qp);
+			if (step != SIW_TX_SENT)
+				return step;
 			continue;
 		}
 		spin_lock_irqsave(&qp->irq_lock, flags);
@@ -603,14 +762,86 @@ void siw_tx_work(struct work_struct *work)
 		spin_unlock_irqrestore(&qp->irq_lock, flags);
 		if (have_rreq) {
 			if (siw_tx_read_response(qp, &e))
-				break;
+				return SIW_TX_BLOCKED;
 			continue;
 		}
-		if (!siw_tx_sqe(qp))
-			break;
+		step = siw_tx_sqe(qp, NULL);
+		if (step != SIW_TX_SENT)
+			return step;
 	}
-out:
+	return SIW_TX_BLOCKED;
+}
+
+/*
+ * siw_tx_run_queue(), flagged as running (siw_sq_complete_ready() then
+ * leaves the next element to it), and a push of what it left corked.
+ */
+static void siw_tx_run(struct siw_qp *qp, bool in_doorbell)
+{
+	enum siw_tx_step step;
+
+	WRITE_ONCE(qp->tx_running, true);
+	step = siw_tx_run_queue(qp, in_doorbell);
+	/*
+	 * The last message went out with MSG_MORE, expecting company that
+	 * did not come (or must wait, for ORD or the worker): push it.
+	 */
+	if (qp->tx_corked && qp->sock) {
+		qp->tx_corked = false;
+		tcp_sock_set_cork(qp->sock->sk, false);
+	}
+	WRITE_ONCE(qp->tx_running, false);
+	/*
+	 * While we ran, siw_sq_complete_ready() left a startable element to
+	 * us; if we stopped at an empty slot or a full ring, it may have
+	 * come right after (a user who saw an older element still VALID
+	 * skips the doorbell; a completion frees a slot): look once more.
+	 * A run stopped by ORD or a fence is resumed by the Read Response.
+	 */
+	smp_mb();
+	if ((step == SIW_TX_EMPTY || step == SIW_TX_RING_FULL) &&
+	    siw_sq_startable(qp))
+		siw_tx_schedule(qp);
+}
+
+void siw_tx_work(struct work_struct *work)
+{
+	struct siw_qp *qp = container_of(work, struct siw_qp, tx_work);
+
+	mutex_lock(&qp->tx_lock);
+	if (READ_ONCE(qp->term_code) != SIW_TERM_OK)
+		siw_tx_terminate_and_close(qp);
+	else
+		siw_tx_run(qp, false);
+	mutex_unlock(&qp->tx_lock);
 	siw_qp_put(qp);
+}
+
+/*
+ * A user's doorbell (post_send, process context): transmit right here
+ * rather than wake the worker, which saves a context switch per message.
+ * If a run is going on already, it or the worker picks the work up.
+ */
+void siw_tx_doorbell(struct siw_qp *qp)
+{
+	if (!mutex_trylock(&qp->tx_lock)) {
+		siw_tx_schedule(qp);
+		return;
+	}
+	siw_tx_run(qp, true);
+	mutex_unlock(&qp->tx_lock);
+}
+
+/*
+ * No transmit run is queued or running when this returns; one started
+ * afterwards sees what the caller changed under state_lock before.
+ */
+void siw_tx_quiesce(struct siw_qp *qp)
+{
+	if (cancel_work_sync(&qp->tx_work))
+		siw_qp_put(qp);
+	mutex_lock(&qp->tx_lock);
+	mutex_unlock(&qp->tx_lock);
 }
 
 int siw_tx_init(void)
