@@ -711,6 +711,23 @@ int siw_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 	cm_id->provider_data = cep;
 
 	err = siw_create_socket(sdev, &cm_id->m_local_addr, 0, &sock);
+	if (err == -EADDRINUSE) {
+		/*
+		 * rdma_cm picked the source port from its own port space and
+		 * knows nothing of plain TCP sockets: one of those (say, in
+		 * TIME_WAIT, bound without SO_REUSEADDR) may hold it. Any
+		 * port will do for an active connection; rdma_cm learns the
+		 * one used from the connect reply's local address.
+		 */
+		struct sockaddr_storage any = cm_id->m_local_addr;
+
+		if (any.ss_family == AF_INET6)
+			((struct sockaddr_in6 *)&any)->sin6_port = 0;
+		else
+			((struct sockaddr_in *)&any)->sin_port = 0;
+		pr_debug("siw: source port in use, connecting from another\n");
+		err = siw_create_socket(sdev, &any, 0, &sock);
+	}
 	if (err)
 		goto err_teardown;
 	tcp_sock_set_nodelay(sock->sk);

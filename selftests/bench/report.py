@@ -141,9 +141,8 @@ def targets(fg, topo):
     add("8 B latencies ≤ rxe's (highest siw / rxe)", worst, 1.0, False)
     add("rdma_cm connect rate ≥ 0.3 × TCP connect rate",
         ratio(g(topo, "siw", "connect", 0), g(topo, "tcp", "connect", 0)), 0.3)
-    for test in BW_TESTS:
-        add(f"{test.replace('_bw', '').upper()} 64 KiB: 8 QPs ≥ 1 QP",
-            ratio(g(topo, "siw", test, 65536, 8), g(topo, "siw", test, 65536, 1)), 1.0)
+    add("WRITE 64 KiB: 8 QPs ≥ 1 QP",
+        ratio(g(topo, "siw", "write_bw", 65536, 8), g(topo, "siw", "write_bw", 65536, 1)), 1.0)
     return t
 
 
