@@ -228,6 +228,13 @@ struct pair_opts {
 	int refused;	/* the client is to get REJECTED from siw itself */
 	int pdata;	/* both sides send PDATA_MAX bytes of private data */
 	int srv_cqe;	/* entries of the server's CQ (0: 256) */
+	/*
+	 * Before connecting, a plain TCP socket listens on the client's
+	 * address and the source port rdma_cm picked (its fd, or -1, in
+	 * busy_fd; busy_errno when that failed).
+	 */
+	int busy_src_port;
+	int busy_fd, busy_errno;
 };
 
 static void pdata_fill(unsigned char *pd, unsigned char seed)
@@ -245,6 +252,28 @@ static int pdata_is(const struct rdma_conn_param *c, unsigned char seed)
 	pdata_fill(want, seed);
 	return c->private_data_len >= PDATA_MAX &&
 	       !memcmp(c->private_data, want, PDATA_MAX);
+}
+
+/*
+ * A plain TCP listener on the address and source port rdma_cm picked for
+ * id: siw's own socket cannot bind that port then (a listener conflicts
+ * even with SO_REUSEADDR).
+ */
+static void busy_src_port(struct rdma_cm_id *id, struct pair_opts *o)
+{
+	struct sockaddr *src = rdma_get_local_addr(id);
+	socklen_t len = src->sa_family == AF_INET6 ?
+			sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+
+	o->busy_errno = 0;
+	o->busy_fd = socket(src->sa_family, SOCK_STREAM, 0);
+	if (o->busy_fd < 0 || bind(o->busy_fd, src, len) ||
+	    listen(o->busy_fd, 1)) {
+		o->busy_errno = errno;
+		if (o->busy_fd >= 0)
+			close(o->busy_fd);
+		o->busy_fd = -1;
+	}
 }
 
 static int pair_connect(struct pair *p, const struct pair_opts *o)
@@ -291,6 +320,8 @@ static int pair_connect(struct pair *p, const struct pair_opts *o)
 		fprintf(stderr, "# client setup: %s\n", strerror(errno));
 		return -1;
 	}
+	if (o->busy_src_port)
+		busy_src_port(p->cli.id, (struct pair_opts *)o);
 	enter_ns(NULL);
 	if (o->pdata) {
 		cp.private_data = cli_pd;
@@ -721,6 +752,41 @@ out:
 	pair_destroy(&p);
 }
 
+/*
+ * rdma_cm picks an active side's source port from its own port space,
+ * which knows nothing of plain TCP sockets. When such a socket holds the
+ * port, siw must still connect (from another port) rather than fail.
+ */
+static void case_srcport(void)
+{
+	struct pair_opts o = { .srv_access = DEFAULT_ACCESS,
+			       .cli_access = DEFAULT_ACCESS, .recvs = 1,
+			       .busy_src_port = 1, .busy_fd = -1 };
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	struct pair p;
+	int ok;
+
+	ok = pair_connect(&p, &o) == 0;
+	tap(o.busy_fd >= 0, "srcport: a TCP listener holds the client's source port (%s)",
+	    o.busy_fd >= 0 ? "ok" : strerror(o.busy_errno));
+	tap(ok, "srcport: the connection is established all the same");
+	if (!ok)
+		goto out;
+	fill(p.cli.buf, 4096, 7);
+	sge = (struct ibv_sge){ (uintptr_t)p.cli.buf, 4096, p.cli.mr->lkey };
+	send_wr(&p.cli, IBV_WR_SEND, &sge, 1, 0, 0, 0, 21);
+	ok = poll_n(p.cli.cq, &wc, 1) == 1 && wc.status == IBV_WC_SUCCESS;
+	ok = ok && poll_n(p.srv.cq, &wc, 1) == 1 &&
+	     wc.status == IBV_WC_SUCCESS && wc.byte_len == 4096 &&
+	     !memcmp(p.srv.buf, p.cli.buf, 4096);
+	tap(ok, "srcport: a 4 KiB send arrives intact");
+out:
+	if (o.busy_fd >= 0)
+		close(o.busy_fd);
+	pair_destroy(&p);
+}
+
 /* A reject delivers the server's private data to the client. */
 /*
  * Wildcard listeners on one port for IPv4 and for IPv6 with AF_INET6
@@ -1128,6 +1194,7 @@ static const struct {
 	{ "disconnect", case_disconnect },
 	{ "reject", case_reject },
 	{ "dualstack", case_dualstack },
+	{ "srcport", case_srcport },
 	{ "sendinv", case_sendinv },
 	{ "pdata", case_pdata },
 	{ "mpa", case_mpa },

@@ -60,6 +60,12 @@ done
 for t in ib_send_lat ib_write_lat ib_read_lat; do
 	cs "$t -R -a" 300 "$t -R -a -n 5" "$t -R -a -n 5 $addr"
 done
+# Many Reads through a send queue of one slot: the Read in flight keeps
+# its slot VALID until its response, and the transmitter must not take
+# that slot for a new element when its counter wraps onto it (a duplicate
+# Read Request that completed the next Read early, then a hang).
+cs "ib_read_lat -R -n 2000 (a send queue of one slot)" 300 \
+	"ib_read_lat -R -n 2000 -s 8" "ib_read_lat -R -n 2000 -s 8 $addr"
 
 cs "ucmatose with 64 connections" 240 "ucmatose -c 64" "ucmatose -c 64 -s $addr"
 cs "rstream with data verification" 120 "rstream -T v -S 65536 -C 100" \
