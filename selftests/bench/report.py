@@ -45,10 +45,14 @@ class Figures:
         return statistics.median(v for v, _, _ in r) if r else None
 
     def cpu_per_gib(self, topo, tr, test, size, qps=1):
+        """Kernel CPU seconds per GiB, less the median cost of a
+        near-empty perftest run (start-up, connection) on that path."""
         r = self.runs.get((topo, tr, test, size, qps))
         if not r:
             return None
-        per = [c / (b / 2**30) for _, c, b in r if b > 0]
+        setup = self.runs.get((topo, tr, "setup", 0, 1))
+        fixed = statistics.median(c for _, c, _ in setup) if setup else 0
+        per = [max(c - fixed, 0) / (b / 2**30) for _, c, b in r if b > 0]
         return statistics.median(per) if per else None
 
     def count(self):
@@ -219,7 +223,12 @@ def main():
             "perftest over rdma_cm (`-R`) and of `tcp_bench -m stream`, "
             "whose writes are the message size. Kernel CPU is the guest's "
             "system, irq and softirq time on all vCPUs per GiB moved "
-            "(perftest busy-polls in user space, so user time is left out).",
+            "(perftest busy-polls in user space, so user time is left out), "
+            "less the median kernel CPU of a perftest run that moves almost "
+            "nothing (process start-up, device open, memory registration, "
+            "connection): what is left is the transfer's. Runs are short, "
+            "so these CPU figures are rough; the NVMe-oF table's come from "
+            "10-second fio runs.",
             ""]
     for topo, what in TOPOS.items():
         if not any(k[0] == topo for k in runs):
