@@ -40,7 +40,10 @@ struct siw_sq_state {
 #define SIW_TX_BATCH_BYTES	(64 * 1024)
 #define SIW_TX_KV_MAX		128
 #define SIW_TX_TRAILER_MAX	(3 + SIW_MPA_CRC_LEN)	/* pad and CRC */
-/* What a user's doorbell may transmit itself before the worker takes over. */
+/*
+ * What a user's doorbell may transmit itself before the worker takes over
+ * (SIW_TX_INLINE_BYTES: the default of the tx_inline_bytes parameter).
+ */
 #define SIW_TX_INLINE_BYTES	(64 * 1024)
 #define SIW_TX_INLINE_SQES	16
 

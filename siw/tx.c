@@ -27,6 +27,18 @@
 
 static struct workqueue_struct *siw_tx_wq;
 
+/*
+ * Payload a user's doorbell may transmit itself (see siw_tx_doorbell());
+ * 0 leaves all transmit to the worker. Read at every doorbell, so it can
+ * be changed at run time. Inline transmit saves a wake-up per message;
+ * the worker lets a thread posting to many QPs go on while other CPUs
+ * transmit.
+ */
+static unsigned int siw_tx_inline_bytes = SIW_TX_INLINE_BYTES;
+module_param_named(tx_inline_bytes, siw_tx_inline_bytes, uint, 0644);
+MODULE_PARM_DESC(tx_inline_bytes,
+		 "payload bytes a user's post_send may transmit itself per call before the transmit worker takes over; 0: the worker always (default 65536)");
+
 /* Where an outgoing message's payload comes from. */
 struct siw_tx_piece {
 	struct siw_mem *mem;	/* NULL: a kernel buffer at addr */
@@ -706,7 +718,7 @@ static void siw_tx_terminate_and_close(struct siw_qp *qp)
 /*
  * The transmit loop. Must hold tx_lock. In the worker it runs until
  * nothing is left. Inline in a doorbell it sends only send queue
- * elements, at most SIW_TX_INLINE_SQES of them and SIW_TX_INLINE_BYTES of
+ * elements, at most SIW_TX_INLINE_SQES of them and tx_inline_bytes of
  * payload in all, each only if the socket can take it at once, so the
  * user's call returns soon; the rest, Read Responses and a Terminate go
  * to the worker. Returns the last step: SIW_TX_EMPTY if it stopped
@@ -715,7 +727,7 @@ static void siw_tx_terminate_and_close(struct siw_qp *qp)
 static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 					 bool in_doorbell)
 {
-	u32 budget = SIW_TX_INLINE_BYTES, sqes = 0;
+	u32 budget = READ_ONCE(siw_tx_inline_bytes), sqes = 0;
 	enum siw_tx_step step = SIW_TX_BLOCKED;
 
 	while (siw_tx_may_run(qp)) {
@@ -824,7 +836,7 @@ void siw_tx_work(struct work_struct *work)
  */
 void siw_tx_doorbell(struct siw_qp *qp)
 {
-	if (!mutex_trylock(&qp->tx_lock)) {
+	if (!READ_ONCE(siw_tx_inline_bytes) || !mutex_trylock(&qp->tx_lock)) {
 		siw_tx_schedule(qp);
 		return;
 	}
