@@ -86,7 +86,7 @@ rdma link add brxe type rxe netdev brxe0 || die "rdma link add brxe (rxe)"
 addr() {
 	case $1/$2 in
 	veth/rxe) echo 192.0.2.129 ;;
-	veth/*) echo 192.0.2.1 ;;
+	veth/*) echo 192.0.2.1 ;;	# siw, siw-worker, tcp
 	lo/rxe) echo 192.0.2.71 ;;
 	lo/*) echo 192.0.2.70 ;;
 	esac
@@ -249,6 +249,26 @@ cm_rate() {
 	record connect 0 1 "$(awk "BEGIN{print $conns / ($ms / 1000)}")" conn/s 0 0
 }
 
+# siw with its transmit left to the worker: Write at 4 and 64 KiB, with 1
+# and 8 QPs, and Write latency.
+inline_knob=/sys/module/siw/parameters/tx_inline_bytes
+worker_runs() {
+	local saved rc=0
+	saved=$(cat $inline_knob)
+	echo 0 > $inline_knob
+	if [ "$smoke" = 1 ]; then
+		perftest_bw ib_write_bw 65536 1 || rc=1
+	else
+		perftest_setup || rc=1
+		perftest_bw ib_write_bw 4096 1 || rc=1
+		perftest_bw ib_write_bw 65536 1 || rc=1
+		perftest_bw ib_write_bw 65536 8 || rc=1
+		perftest_lat ib_write_lat || rc=1
+	fi
+	echo "$saved" > $inline_knob
+	return $rc
+}
+
 # Every figure of one RDMA transport; a failed one does not stop the rest.
 rdma_runs() {
 	local tool sz rc=0
@@ -291,15 +311,18 @@ for topo in veth lo; do
 		echo "$topo rxe - 0 0 n/a - 0 0" >> "$tsv"
 		log "$topo: rdma_rxe carries no rdma_cm traffic here; its figures are missing"
 	fi
+	# siw-worker: siw with inline transmit off (tx_inline_bytes=0), a few
+	# figures, to show what the doorbell's inline transmit gives and costs.
+	[ ! -w $inline_knob ] || runnable+=(siw-worker)
 	for ((r = 0; r < reps; r++)); do
 		for ((k = 0; k < ${#runnable[@]}; k++)); do
 			t=${runnable[$(((r + k) % ${#runnable[@]}))]}
 			log "$topo round $((r + 1))/$reps: $t"
-			if [ $t = tcp ]; then
-				tcp_runs || failed=1
-			else
-				rdma_runs || failed=1
-			fi
+			case $t in
+			tcp) tcp_runs || failed=1 ;;
+			siw-worker) worker_runs || failed=1 ;;
+			*) rdma_runs || failed=1 ;;
+			esac
 		done
 	done
 done

@@ -246,6 +246,22 @@ def main():
         bw_table(fg, topo, out)
         out += ["", "### Latency, 8 bytes", ""]
         lat_table(fg, topo, out)
+        if any(k[:2] == (topo, "siw-worker") for k in runs):
+            out += ["", "### Inline transmit against the worker", "",
+                    "siw as above (a user's doorbell transmits up to "
+                    "`tx_inline_bytes`, 64 KiB, itself) and with "
+                    "`tx_inline_bytes=0` (every message goes through the "
+                    "transmit worker), in the same boot.", "",
+                    "| figure | inline | worker | inline / worker |",
+                    "|---|---|---|---|"]
+            for test, size, qps, name in (
+                    ("write_bw", 4096, 1, "Write 4 KiB, MiB/s"),
+                    ("write_bw", 65536, 1, "Write 64 KiB, MiB/s"),
+                    ("write_bw", 65536, 8, "Write 64 KiB, 8 QPs, MiB/s"),
+                    ("write_lat", 8, 1, "Write latency 8 B, µs")):
+                a = fg.get(topo, "siw", test, size, qps)
+                b = fg.get(topo, "siw-worker", test, size, qps)
+                out.append(f"| {name} | {fmt(a)} | {fmt(b)} | {fmt(ratio(a, b), 2)} |")
         siw_c = fg.get(topo, "siw", "connect", 0)
         rxe_c = fg.get(topo, "rxe", "connect", 0)
         tcp_c = fg.get(topo, "tcp", "connect", 0)

@@ -20,6 +20,9 @@ else
 	fail "perf.sh smoke pass runs to the end" "$(tail -30 "$raw/perf.log")"
 fi
 sed 's/^/  | /' "$raw/bench-perf.tsv" 2>/dev/null
+# Runs that failed once and were run again (shown, not judged: a second
+# failure fails the pass above).
+grep -A8 'attempt 1 failed' "$raw/perf.log" 2>/dev/null | sed 's/^/  retried | /'
 
 # has TOPO TRANSPORT TEST SIZE QPS: a positive figure is recorded.
 has() {
@@ -44,6 +47,13 @@ for topo in veth lo; do
 		done
 	done
 done
+
+for topo in veth lo; do
+	check "$topo: siw with inline transmit off (siw-worker) recorded" \
+		has $topo siw-worker write_bw 65536 1
+done
+check "tx_inline_bytes is back at its default (65536)" \
+	sh -c '[ "$(cat /sys/module/siw/parameters/tx_inline_bytes)" = 65536 ]'
 
 check "report.py writes results.md and bandwidth.png" \
 	python3 "$SIW_DIR/selftests/bench/report.py" "$raw/report" "$raw" smoke
