@@ -167,7 +167,19 @@ static int siw_tx_src_take(struct siw_tx_src *src, u32 bytes,
  * MSG_MORE, so back-to-back small messages share segments; siw_tx_run()
  * pushes what is left when it stops.
  */
-static bool siw_sq_startable(struct siw_qp *qp);
+/* The slot after the last started one holds a new element to start. */
+static bool siw_sq_startable(struct siw_qp *qp)
+{
+	const struct siw_sqe *slot = &qp->sendq[qp->sq_next % qp->num_sqe];
+
+	/*
+	 * sq_get..sq_next are started, not yet completed, and still VALID:
+	 * with the ring full, the next slot is one of them, not a new one.
+	 */
+	if (qp->sq_next - READ_ONCE(qp->sq_get) >= qp->num_sqe)
+		return false;
+	return smp_load_acquire(&slot->flags) & SIW_WQE_VALID;
+}
 
 static bool siw_tx_more_queued(struct siw_qp *qp)
 {
@@ -486,20 +498,6 @@ enum siw_tx_step {
 				 * the QP failed */
 	SIW_TX_DEFER,		/* not in a doorbell: leave it to the worker */
 };
-
-/* The slot after the last started one holds a new element to start. */
-static bool siw_sq_startable(struct siw_qp *qp)
-{
-	const struct siw_sqe *slot = &qp->sendq[qp->sq_next % qp->num_sqe];
-
-	/*
-	 * sq_get..sq_next are started, not yet completed, and still VALID:
-	 * with the ring full, the next slot is one of them, not a new one.
-	 */
-	if (qp->sq_next - READ_ONCE(qp->sq_get) >= qp->num_sqe)
-		return false;
-	return smp_load_acquire(&slot->flags) & SIW_WQE_VALID;
-}
 
 /* Payload bytes of a send queue element (our copy). */
 static u64 siw_sqe_payload(const struct siw_sqe *sqe)

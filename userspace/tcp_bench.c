@@ -68,12 +68,13 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int read_full(int fd, void *buf, size_t len)
+/* All of len bytes through read() or write(): 0, or -1 at EOF/error. */
+static int io_full(int fd, void *buf, size_t len, int writing)
 {
 	char *p = buf;
 
 	while (len) {
-		ssize_t n = read(fd, p, len);
+		ssize_t n = writing ? write(fd, p, len) : read(fd, p, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -85,21 +86,14 @@ static int read_full(int fd, void *buf, size_t len)
 	return 0;
 }
 
+static int read_full(int fd, void *buf, size_t len)
+{
+	return io_full(fd, buf, len, 0);
+}
+
 static int write_full(int fd, const void *buf, size_t len)
 {
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= n;
-	}
-	return 0;
+	return io_full(fd, (void *)buf, len, 1);
 }
 
 static void set_nodelay(int fd)
