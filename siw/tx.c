@@ -161,14 +161,19 @@ static int siw_tx_src_take(struct siw_tx_src *src, u32 bytes,
 	return 0;
 }
 
-/*
- * More to transmit right behind this message: a VALID send queue element
- * or a Read Request to answer. Then the message's end goes to TCP with
- * MSG_MORE, so back-to-back small messages share segments; siw_tx_run()
- * pushes what is left when it stops.
- */
-/* The slot after the last started one holds a new element to start. */
-static bool siw_sq_startable(struct siw_qp *qp)
+/* What the send queue holds next (siw_sq_peek), or what siw_tx_sqe() did. */
+enum siw_tx_step {
+	SIW_TX_READY,		/* a new VALID element waits to start */
+	SIW_TX_SENT,		/* ran one element; go on */
+	SIW_TX_EMPTY,		/* no VALID element to start */
+	SIW_TX_RING_FULL,	/* every slot started, none completed yet */
+	SIW_TX_BLOCKED,		/* waits for a Read Response (ORD, fence), or
+				 * the QP failed */
+	SIW_TX_DEFER,		/* not in a doorbell: leave it to the worker */
+};
+
+/* The slot after the last started one: a new element, nothing, or no room. */
+static enum siw_tx_step siw_sq_peek(struct siw_qp *qp)
 {
 	const struct siw_sqe *slot = &qp->sendq[qp->sq_next % qp->num_sqe];
 
@@ -177,10 +182,23 @@ static bool siw_sq_startable(struct siw_qp *qp)
 	 * with the ring full, the next slot is one of them, not a new one.
 	 */
 	if (qp->sq_next - READ_ONCE(qp->sq_get) >= qp->num_sqe)
-		return false;
-	return smp_load_acquire(&slot->flags) & SIW_WQE_VALID;
+		return SIW_TX_RING_FULL;
+	if (!(smp_load_acquire(&slot->flags) & SIW_WQE_VALID))
+		return SIW_TX_EMPTY;
+	return SIW_TX_READY;
 }
 
+static bool siw_sq_startable(struct siw_qp *qp)
+{
+	return siw_sq_peek(qp) == SIW_TX_READY;
+}
+
+/*
+ * More to transmit right behind this message: a VALID send queue element
+ * or a Read Request to answer. Then the message's end goes to TCP with
+ * MSG_MORE, so back-to-back small messages share segments; siw_tx_run()
+ * pushes what is left when it stops.
+ */
 static bool siw_tx_more_queued(struct siw_qp *qp)
 {
 	return siw_sq_startable(qp) ||
@@ -333,8 +351,7 @@ void siw_sq_complete_ready(struct siw_qp *qp)
 			overflow = true;
 	}
 	smp_mb();
-	more = READ_ONCE(qp->sendq[qp->sq_next % qp->num_sqe].flags) &
-	       SIW_WQE_VALID;
+	more = siw_sq_startable(qp);
 	/* A transmit run going on starts it itself, or looks again at its end. */
 	if (READ_ONCE(qp->tx_running))
 		more = false;
@@ -489,16 +506,6 @@ static void siw_tx_terminate(struct siw_qp *qp)
 	kernel_sendmsg(qp->sock, &msg, &kv, 1, len);
 }
 
-/* What siw_tx_sqe() did. */
-enum siw_tx_step {
-	SIW_TX_SENT,		/* ran one element; go on */
-	SIW_TX_EMPTY,		/* no VALID element to start */
-	SIW_TX_RING_FULL,	/* every slot started, none completed yet */
-	SIW_TX_BLOCKED,		/* waits for a Read Response (ORD, fence), or
-				 * the QP failed */
-	SIW_TX_DEFER,		/* not in a doorbell: leave it to the worker */
-};
-
 /* Payload bytes of a send queue element (our copy). */
 static u64 siw_sqe_payload(const struct siw_sqe *sqe)
 {
@@ -555,13 +562,13 @@ static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 	struct siw_hdr h = {};
 	struct siw_sqe sqe;
 	unsigned long flags;
+	enum siw_tx_step next = siw_sq_peek(qp);
 	u32 pos = qp->sq_next;
 	int err = 0;
 
-	if (qp->sq_next - READ_ONCE(qp->sq_get) >= qp->num_sqe)
-		return SIW_TX_RING_FULL;	/* resumes as elements complete */
-	if (!(smp_load_acquire(&slot->flags) & SIW_WQE_VALID))
-		return SIW_TX_EMPTY;
+	/* A full ring resumes as elements complete. */
+	if (next != SIW_TX_READY)
+		return next;
 	/* From here on only our copy counts. */
 	memcpy(&sqe, slot, sizeof(sqe));
 	if (budget && !siw_tx_doorbell_may_send(qp, &sqe, budget))
