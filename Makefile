@@ -43,7 +43,7 @@ check:
 # raw TCP and rdma_rxe in one boot, then NVMe-oF; writes bench/results.md
 # and bench/bandwidth.png. BENCH_REPS, BENCH_SECS tune it.
 bench:
-	KVER=$(KVER) selftests/bench-vm.sh perf nvme
+	KVER=$(KVER) selftests/bench-vm.sh perf nvme profile
 
 fuzz:
 	scripts/deps.sh $(KVER)

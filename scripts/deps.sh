@@ -15,7 +15,7 @@ packages=(
 	build-essential bc kmod cpio xz-utils zstd dwarves clang libclang-rt-14-dev
 	qemu-system-x86 busybox-static
 	iproute2 iputils-ping ethtool rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
-	tcpdump tshark nvme-cli fio nfs-kernel-server gnuplot-nox
+	tcpdump tshark nvme-cli fio nfs-kernel-server gnuplot-nox linux-perf
 	libibverbs-dev librdmacm-dev
 	linux-headers-amd64
 )

@@ -2,14 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 #
 # In the guest (run.sh bench perf): siw against raw TCP and rdma_rxe, all
-# in one boot, on two paths:
-#   veth  two namespaces joined by veth pairs, MTU 1500:
-#           bveth-a 192.0.2.1/25   <->  bveth-b 192.0.2.2/25    siw, TCP
-#           rveth-a 192.0.2.129/25 <->  rveth-b 192.0.2.130/25  rxe
-#   lo    one host: dummy netdevs in the initial namespace,
-#           bsiw0 192.0.2.70 (siw and TCP), brxe0 192.0.2.71 (rxe)
-# (rdma_rxe of 6.1 does not work across namespaces; the veth rxe figures
-# are then missing and the report says so.)
+# in one boot, on the two paths of paths.sh (veth between namespaces, MTU
+# 1500; loopback on dummy netdevs).
 #
 # Figures: TCP stream bandwidth with 4 KiB..1 MiB writes, 8-byte
 # request/response latency and connect rate (userspace/tcp_bench); for siw
@@ -33,78 +27,8 @@ mib_per_sec=${BENCH_MIB:-16}
 smoke=${BENCH_SMOKE:-0}
 out=${SIW_OUT:-/tmp}
 tsv=$out/bench-perf.tsv
-tcpb=$SIW_DIR/userspace/tcp_bench
-NS1=bench-a NS2=bench-b
-
-die() { echo "bench perf: $*" >&2; exit 1; }
-log() { echo "bench perf: $*" > /dev/console; echo "# $*"; }
-
-teardown() {
-	rdma link delete bsiw 2>/dev/null
-	rdma link delete brxe 2>/dev/null
-	for d in bsiw0 brxe0; do ip link del "$d" 2>/dev/null; done
-	ip netns del $NS1 2>/dev/null
-	ip netns del $NS2 2>/dev/null
-	true
-}
-trap teardown EXIT
-
-for c in ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_send_lat \
-	ib_read_lat cmtime rdma python3; do
-	command -v "$c" >/dev/null || die "$c is not installed"
-done
-[ -x "$tcpb" ] || die "$tcpb not built (make -C userspace)"
-for m in siw rdma_rxe; do modprobe "$m" || die "modprobe $m failed"; done
-
-# --- topology -------------------------------------------------------------
-ip netns add $NS1 && ip netns add $NS2 || die "namespaces"
-ip -n $NS1 link set lo up && ip -n $NS2 link set lo up
-pair() { # A B ADDR_A ADDR_B
-	ip link add "$1" netns $NS1 type veth peer name "$2" netns $NS2 &&
-		ip -n $NS1 addr add "$3" dev "$1" && ip -n $NS2 addr add "$4" dev "$2" &&
-		ip -n $NS1 link set "$1" up && ip -n $NS2 link set "$2" up
-}
-pair bveth-a bveth-b 192.0.2.1/25 192.0.2.2/25 || die "veth pair for siw"
-pair rveth-a rveth-b 192.0.2.129/25 192.0.2.130/25 || die "veth pair for rxe"
-ip netns exec $NS1 rdma link add bsiw_a type siw netdev bveth-a &&
-	ip netns exec $NS2 rdma link add bsiw_b type siw netdev bveth-b ||
-	die "siw on the veth pair"
-rxe_veth=1
-ip netns exec $NS1 rdma link add brxe_a type rxe netdev rveth-a &&
-	ip netns exec $NS2 rdma link add brxe_b type rxe netdev rveth-b ||
-	rxe_veth=0
-for d in bsiw0 brxe0; do
-	ip link add "$d" type dummy && ip link set "$d" up || die "netdev $d"
-done
-ip addr add 192.0.2.70/24 dev bsiw0 && ip addr add 192.0.2.71/32 dev brxe0 ||
-	die "addresses"
-rdma link add bsiw type siw netdev bsiw0 || die "rdma link add bsiw (siw)"
-rdma link add brxe type rxe netdev brxe0 || die "rdma link add brxe (rxe)"
-
-# addr TOPO TRANSPORT: the server's address; sx/cx: how server and client
-# run on TOPO.
-addr() {
-	case $1/$2 in
-	veth/rxe) echo 192.0.2.129 ;;
-	veth/*) echo 192.0.2.1 ;;	# siw, siw-worker, tcp
-	lo/rxe) echo 192.0.2.71 ;;
-	lo/*) echo 192.0.2.70 ;;
-	esac
-}
-sx() { if [ "$topo" = veth ]; then ip netns exec $NS1 "$@"; else "$@"; fi; }
-cx() { if [ "$topo" = veth ]; then ip netns exec $NS2 "$@"; else "$@"; fi; }
-
-# Does TRANSPORT carry rdma_cm traffic on TOPO? (rxe on 6.1's veth: no.)
-rdma_works() {
-	local a
-	a=$(addr "$topo" "$1")
-	sx timeout 30 rping -s -a "$a" -C 3 >/dev/null 2>&1 &
-	sleep 1
-	cx timeout 20 rping -c -a "$a" -C 3 >/dev/null 2>&1
-	local rc=$?
-	wait
-	return $rc
-}
+bench_name=perf
+. "$SIW_DIR/selftests/bench/paths.sh"
 
 # kernel_ticks: system + irq + softirq time of all CPUs, in USER_HZ ticks.
 kernel_ticks() { awk '/^cpu /{ print $4 + $7 + $8 }' /proc/stat; }
@@ -112,46 +36,6 @@ hz=$(getconf CLK_TCK)
 
 record() { # TEST SIZE QPS VALUE UNIT CPU_TICKS BYTES
 	echo "$topo $t $1 $2 $3 $4 $5 $(awk "BEGIN{print $6 / $hz}") $7" >> "$tsv"
-}
-
-# listening: a TCP listener (tcp_bench, siw's kernel socket) or an rdma_cm
-# one (rxe) on $port in the server's namespace.
-port=18515
-listening() {
-	sx ss -ltnH "sport = :$port" | grep -q . ||
-		sx rdma resource show cm_id 2>/dev/null | grep -q "LISTEN.*:$port "
-}
-
-# client_server SERVER... -- CLIENT...: runs both, prints the client's
-# output; fails when either fails. The client starts once the server
-# listens.
-client_server() {
-	local srv=() cli=() slog=/tmp/bench-srv.log rc src i
-	while [ "$1" != -- ]; do srv+=("$1"); shift; done
-	shift
-	cli=("$@")
-	local attempt
-	# A failed run is run once more (a perftest server that was still
-	# going away, say); what fails twice is reported.
-	for attempt in 1 2; do
-		sx timeout 120 "${srv[@]}" > "$slog" 2>&1 &
-		local spid=$!
-		for ((i = 0; i < 300; i++)); do
-			listening && break
-			sleep 0.1
-		done
-		cx timeout 120 "${cli[@]}" 2>/tmp/bench-cli.err
-		rc=$?
-		wait $spid
-		src=$?
-		[ $rc = 0 ] && [ $src = 0 ] && break
-		echo "bench perf: attempt $attempt failed ($rc/$src): ${cli[*]}" >&2
-		cat /tmp/bench-cli.err "$slog" >&2
-		sleep 1
-	done
-	if [ $rc != 0 ] || [ $src != 0 ]; then
-		return 1
-	fi
 }
 
 tcp_runs() {

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 """report.py OUTDIR RAWDIR [TITLE]: turns the raw figures of one benchmark
 boot (RAWDIR/bench-perf.tsv from selftests/bench/perf.sh, and
-RAWDIR/bench-nvme.md when the nvme benchmark ran too) into OUTDIR/results.md
+RAWDIR/bench-nvme.md and bench-profile.md when the nvme and profile
+benchmarks ran too) into OUTDIR/results.md
 and OUTDIR/bandwidth.png (gnuplot). Every siw figure is given as a ratio to
 raw TCP and to rdma_rxe from the same boot, and the targets of issue 6 are
 checked. Exits 1 when the raw figures are missing or malformed."""
@@ -279,6 +280,11 @@ def main():
     if os.path.exists(nvme):
         out += ["## NVMe over Fabrics: siw, rxe and nvme-tcp", ""]
         out += [line.rstrip("\n") for line in open(nvme)]
+        out.append("")
+    prof = os.path.join(rawdir, "bench-profile.md")
+    if os.path.exists(prof):
+        out += ["## Where the time goes: guest profiles", ""]
+        out += [line.rstrip("\n") for line in open(prof)]
         out.append("")
     png = plot(fg, outdir)
     if png:

@@ -1,13 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
-# timeout: 900
+# timeout: 1100
 # A short pass of `make bench` (selftests/bench/perf.sh with BENCH_SMOKE=1,
 # one run of each figure, one message size), so that the benchmark keeps
 # working: every figure it should produce is there and positive, and the
 # report and its plot are written. The figures themselves are not judged
 # here (a timed test on a noisy machine proves nothing); make bench does.
 . "$(dirname "$0")/lib.sh"
-require python3 gnuplot
+require python3 gnuplot perf
 raw=/tmp/bench-smoke.$$
 mkdir -p "$raw"
 trap 'rm -rf "$raw"' EXIT
@@ -61,4 +61,24 @@ check "results.md has the targets and the siw / TCP ratios" \
 	sh -c "grep -q '^### Targets' '$raw/report/results.md' && grep -q 'siw / TCP' '$raw/report/results.md'"
 check "bandwidth.png is a PNG image" \
 	sh -c "head -c 8 '$raw/report/bandwidth.png' | od -An -tx1 | grep -q '89 50 4e 47 0d 0a 1a 0a'"
+# The profile pass: one case, sampled; its section must show siw at work.
+echo "+ BENCH_SMOKE=1 BENCH_PROFILE_SECS=2 selftests/bench/profile.sh"
+if BENCH_SMOKE=1 BENCH_PROFILE_SECS=2 SIW_OUT=$raw \
+	timeout 200 "$SIW_DIR/selftests/bench/profile.sh" > "$raw/profile.log" 2>&1; then
+	ok "profile.sh smoke pass runs to the end"
+else
+	fail "profile.sh smoke pass runs to the end" "$(tail -30 "$raw/profile.log")"
+fi
+sed 's/^/  | /' "$raw/bench-profile.md" 2>/dev/null | head -40
+# siw_on_stack: the share of samples with siw on the stack is above 0.
+siw_on_stack() {
+	sed -n 's/.*siw anywhere on the kernel stack: \([0-9.]*\)%.*/\1/p' \
+		"$raw/bench-profile.md" | awk '$1 + 0 > 0 { f = 1 } END { exit !f }'
+}
+check "the profile saw siw's code on the stack while ib_write_bw ran" siw_on_stack
+check "the profile lists its top symbols" \
+	grep -q '^| top symbols' "$raw/bench-profile.md"
+check "report.py puts the profile in results.md" \
+	sh -c "python3 '$SIW_DIR/selftests/bench/report.py' '$raw/report' '$raw' smoke >/dev/null && grep -q '^## Where the time goes' '$raw/report/results.md'"
+
 check "no siw QP, CQ, MR or PD left" no_siw_resources

@@ -1,0 +1,88 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+#
+# In the guest (run.sh bench profile): where the CPU time goes while siw,
+# raw TCP and rdma_rxe move data, on the paths of paths.sh. Each case runs
+# its client under a system-wide sampled profile (perf record -a -g,
+# cpu-clock: QEMU without KVM has no hardware counters);
+# selftests/bench/profile.py sorts the samples into idle, user space,
+# copies, CRC, siw, the network stack, scheduling and so on, and lists the
+# top symbols and who asked for the copies. The sections go to
+# $SIW_OUT/bench-profile.md, the perf data files stay in /tmp.
+#
+# BENCH_PROFILE_SECS (default 8) per case; BENCH_SMOKE=1: one short case
+# (for make check).
+set -u
+secs=${BENCH_PROFILE_SECS:-8}
+smoke=${BENCH_SMOKE:-0}
+out=${SIW_OUT:-/tmp}
+md=$out/bench-profile.md
+bench_name=profile
+. "$SIW_DIR/selftests/bench/paths.sh"
+command -v perf >/dev/null || die "perf is not installed (linux-perf)"
+pyprof=$SIW_DIR/selftests/bench/profile.py
+
+# profile NAME TOPO TRANSPORT TITLE TOOL ARGS...: TOOL is tcp_bench or a
+# perftest program; ARGS are the client's and server's options.
+profile() {
+	local name=$1 title=$4 tool=$5 data=/tmp/profile-$1.data res a
+	topo=$2
+	a=$(addr "$topo" "$3")
+	shift 5
+	log "$name: $title"
+	if [ "$tool" = tcp_bench ]; then
+		res=$(client_server "$tcpb" -s -p $port -- \
+			perf record -q -e cpu-clock -F 499 -a -g -o "$data" -- \
+			"$tcpb" -c "$a" -p $port "$@" -t "$secs") || return 1
+		res=$(echo "$res" | sed -n 's/.*mibps=\([0-9.]*\).*/\1 MiB\/s/p')
+	else
+		res=$(client_server "$tool" -R -F -D "$secs" -p $port "$@" -- \
+			perf record -q -e cpu-clock -F 499 -a -g -o "$data" -- \
+			"$tool" -R -F -D "$secs" -p $port "$@" "$a") || return 1
+		res=$(echo "$res" |
+			awk 'NF == 1 && $1 ~ /^[0-9.]+$/ { v = $1 } END { print v }')
+		case $tool in
+		*_lat) res="$res us" ;;
+		*) res="$res MiB/s" ;;
+		esac
+	fi
+	perf script -i "$data" -F comm,pid,ip,sym,dso 2>/dev/null |
+		python3 "$pyprof" "$topo: $title: $res" >> "$md" ||
+		{ echo "bench profile: no samples for $name" >&2; return 1; }
+}
+
+cat > "$md" <<EOF
+Sampled with \`perf record -a -g -e cpu-clock -F 499\` over the client's
+run of $secs s (both vCPUs, so 100% is two CPUs busy). perftest
+busy-polls its completion queue, so its user-space share is mostly
+spinning, not work.
+
+EOF
+failed=0
+port=18515
+if [ "$smoke" = 1 ]; then
+	profile write64k veth siw "siw ib_write_bw 64 KiB" ib_write_bw \
+		-s 65536 --output=bandwidth || failed=1
+else
+	profile tcp64k veth tcp "TCP stream, 64 KiB writes" tcp_bench \
+		-m stream -l 65536 || failed=1
+	profile write64k veth siw "siw ib_write_bw 64 KiB" ib_write_bw \
+		-s 65536 --output=bandwidth || failed=1
+	profile read64k veth siw "siw ib_read_bw 64 KiB" ib_read_bw \
+		-s 65536 --output=bandwidth || failed=1
+	profile write4k veth siw "siw ib_write_bw 4 KiB" ib_write_bw \
+		-s 4096 --output=bandwidth || failed=1
+	profile write64kq8 veth siw "siw ib_write_bw 64 KiB, 8 QPs" ib_write_bw \
+		-s 65536 -q 8 --output=bandwidth || failed=1
+	profile writelat veth siw "siw ib_write_lat 8 B" ib_write_lat \
+		-s 8 --output=latency || failed=1
+	profile readlat veth siw "siw ib_read_lat 8 B" ib_read_lat \
+		-s 8 --output=latency || failed=1
+	port=18516
+	profile lo-writelat lo siw "siw ib_write_lat 8 B" ib_write_lat \
+		-s 8 --output=latency || failed=1
+	profile lo-rxe-writelat lo rxe "rxe ib_write_lat 8 B" ib_write_lat \
+		-s 8 --output=latency || failed=1
+fi
+log "profiles in $md"
+[ $failed = 0 ] || die "some cases failed (above)"
