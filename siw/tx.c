@@ -863,7 +863,14 @@ void siw_tx_quiesce(struct siw_qp *qp)
 
 int siw_tx_init(void)
 {
-	siw_tx_wq = alloc_workqueue("siw_tx", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	/*
+	 * High priority: a user's process busy-polling its completion queue
+	 * would otherwise get an equal share of the CPU that the worker
+	 * needs to send what that process waits for (Read Responses, and
+	 * whatever did not fit a doorbell).
+	 */
+	siw_tx_wq = alloc_workqueue("siw_tx",
+				    WQ_UNBOUND | WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
 	return siw_tx_wq ? 0 : -ENOMEM;
 }
 
