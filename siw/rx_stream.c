@@ -39,7 +39,10 @@ static void siw_rx_stream_header(struct siw_rx_stream *s,
 		siw_rx_stream_fail(s, ops, ctx, code);
 		return;
 	}
-	s->crc = siw_mpa_crc_update(siw_mpa_crc_init(), s->hdr, s->hdr_have);
+	/* Without a negotiated CRC no byte is summed, not even the header. */
+	if (s->crc_on)
+		s->crc = siw_mpa_crc_update(siw_mpa_crc_init(), s->hdr,
+					    s->hdr_have);
 	s->data_left = s->h.payload_len;
 	s->trailer_len = siw_mpa_pad(s->ulpdu_len) + SIW_MPA_CRC_LEN;
 	s->trailer_have = 0;
