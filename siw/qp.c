@@ -254,7 +254,11 @@ int siw_sqe_complete(struct siw_qp *qp, struct siw_sqe *sqe, u32 bytes,
 	struct siw_cqe cqe = {};
 
 	smp_store_release(&slot->flags, 0);
-	qp->sq_get++;
+	/*
+	 * Released after the slot: a lockless reader that sees the ring no
+	 * longer full (siw_sq_peek) also sees the slot emptied.
+	 */
+	smp_store_release(&qp->sq_get, qp->sq_get + 1);
 	if (!(sqe->flags & SIW_WQE_SIGNALLED) && !qp->sq_sig_all &&
 	    status == SIW_WC_SUCCESS)
 		return 0;

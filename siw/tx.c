@@ -181,7 +181,7 @@ static enum siw_tx_step siw_sq_peek(struct siw_qp *qp)
 	 * sq_get..sq_next are started, not yet completed, and still VALID:
 	 * with the ring full, the next slot is one of them, not a new one.
 	 */
-	if (qp->sq_next - READ_ONCE(qp->sq_get) >= qp->num_sqe)
+	if (qp->sq_next - smp_load_acquire(&qp->sq_get) >= qp->num_sqe)
 		return SIW_TX_RING_FULL;
 	if (!(smp_load_acquire(&slot->flags) & SIW_WQE_VALID))
 		return SIW_TX_EMPTY;
@@ -566,7 +566,7 @@ static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 	u32 pos = qp->sq_next;
 	int err = 0;
 
-	/* A full ring resumes as elements complete. */
+	/* Nothing to start; a full ring resumes as elements complete. */
 	if (next != SIW_TX_READY)
 		return next;
 	/* From here on only our copy counts. */
