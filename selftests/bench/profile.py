@@ -25,7 +25,8 @@ RDMA_CORE = re.compile(r"^_*(ib_|rdma_|iw_|uverbs_|rxe_|cma_|ucma_)")
 
 
 def is_siw(sym, dso):
-    return dso == "[siw]" or sym.startswith("siw_")
+    """Kernel code of siw (the user-space provider's siw_* are not)."""
+    return dso == "[siw]" or (dso.startswith("[") and sym.startswith("siw_"))
 
 
 # (category, test on (sym, dso)); the first that matches wins.

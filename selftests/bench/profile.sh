@@ -11,7 +11,8 @@
 # $SIW_OUT/bench-profile.md, the perf data files stay in /tmp.
 #
 # BENCH_PROFILE_SECS (default 8) per case; BENCH_SMOKE=1: one short case
-# (for make check).
+# (for make check). perftest runs in its duration mode (-D), so latency
+# figures here are its averages over the run, not the medians of perf.sh.
 set -u
 secs=${BENCH_PROFILE_SECS:-8}
 smoke=${BENCH_SMOKE:-0}
@@ -35,12 +36,14 @@ profile() {
 			perf record -q -e cpu-clock -F 499 -a -g -o "$data" -- \
 			"$tcpb" -c "$a" -p $port "$@" -t "$secs") || return 1
 		res=$(echo "$res" | sed -n 's/.*mibps=\([0-9.]*\).*/\1 MiB\/s/p')
+		[ -n "$res" ] || { echo "bench profile: $name printed no figure" >&2; return 1; }
 	else
 		res=$(client_server "$tool" -R -F -D "$secs" -p $port "$@" -- \
 			perf record -q -e cpu-clock -F 499 -a -g -o "$data" -- \
 			"$tool" -R -F -D "$secs" -p $port "$@" "$a") || return 1
 		res=$(echo "$res" |
 			awk 'NF == 1 && $1 ~ /^[0-9.]+$/ { v = $1 } END { print v }')
+		[ -n "$res" ] || { echo "bench profile: $name printed no figure" >&2; return 1; }
 		case $tool in
 		*_lat) res="$res us" ;;
 		*) res="$res MiB/s" ;;

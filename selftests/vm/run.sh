@@ -9,6 +9,7 @@
 #   shell   an interactive shell on this terminal
 #   demo    the README's demo
 #   twovm   two guests joined by QEMU stream networking over a Unix socket
+#           (with NAMEs: the benchmarks selftests/bench/NAME.sh in both)
 #   bench   the benchmarks named (selftests/bench/NAME.sh); each writes
 #           its report into the output directory
 #
@@ -126,22 +127,32 @@ shell)
 test|demo|bench)
 	# The benchmarks' knobs reach the guest on the kernel command line.
 	genv="SIW_TESTS=$(IFS=,; echo "$*")"
-	for v in BENCH_REPS BENCH_SECS BENCH_MIB BENCH_SMOKE; do
+	for v in BENCH_REPS BENCH_SECS BENCH_MIB BENCH_SMOKE BENCH_PROFILE_SECS; do
 		[ -n "${!v:-}" ] && genv+=" $v=${!v}"
 	done
 	boot_guest "siw-$mode" "$out" "$mode" "$genv" -nic none &
 	qemu=$!
 	;;
 twovm)
+	# Without names each guest runs guest-peer.sh (the tests); with
+	# names, the benchmarks selftests/bench/NAME.sh in both guests.
+	gmode=peer genv=
+	if [ $# -gt 0 ]; then
+		gmode=bench
+		genv="SIW_TESTS=$(IFS=,; echo "$*")"
+		for v in BENCH_REPS BENCH_SECS BENCH_MIB; do
+			[ -n "${!v:-}" ] && genv+=" $v=${!v}"
+		done
+	fi
 	sock=$out/net.sock
-	rm -f "$sock" "$out"/vm*/done
+	rm -f "$sock" "$out"/vm*/done "$out"/vm*/barrier-*
 	share=$out
-	boot_guest siw-vm1 "$out/vm1" peer "SIW_VM=1" \
+	boot_guest siw-vm1 "$out/vm1" $gmode "SIW_VM=1 $genv" \
 		-netdev stream,id=n0,server=on,addr.type=unix,addr.path="$sock" \
 		-device virtio-net-pci,netdev=n0,mac=52:54:00:00:02:01 &
 	qemu=$!
 	for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
-	boot_guest siw-vm2 "$out/vm2" peer "SIW_VM=2" \
+	boot_guest siw-vm2 "$out/vm2" $gmode "SIW_VM=2 $genv" \
 		-netdev stream,id=n0,server=off,addr.type=unix,addr.path="$sock" \
 		-device virtio-net-pci,netdev=n0,mac=52:54:00:00:02:02 &
 	qemu2=$!
