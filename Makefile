@@ -40,10 +40,11 @@ check:
 	KVER=$(KVER) T="$(T)" selftests/check.sh
 
 # The benchmark (not part of check: these machines are noisy): siw against
-# raw TCP and rdma_rxe in one boot, then NVMe-oF; writes bench/results.md
-# and bench/bandwidth.png. BENCH_REPS, BENCH_SECS tune it.
+# raw TCP and rdma_rxe in one boot, then NVMe-oF and guest profiles, then
+# siw and TCP between two guests; writes bench/results.md and
+# bench/bandwidth.png. BENCH_REPS, BENCH_SECS tune it.
 bench:
-	KVER=$(KVER) selftests/bench-vm.sh perf nvme profile
+	KVER=$(KVER) selftests/bench-vm.sh perf nvme profile twovm
 
 fuzz:
 	scripts/deps.sh $(KVER)

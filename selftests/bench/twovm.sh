@@ -1,0 +1,183 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+#
+# In each guest of the two-VM topology (run.sh twovm twovm; SIW_VM is 1
+# or 2): siw against raw TCP between two guests joined by QEMU stream
+# networking over a Unix socket on the host (virtio-net, MTU 1500):
+#
+#   guest 1 eth0 192.0.2.11/24 (servers) ---- guest 2 eth0 192.0.2.12/24 (clients)
+#
+# Figures, each BENCH_REPS (5) times with the transports' order rotated:
+# TCP stream with 4 KiB and 64 KiB writes and 8-byte request/response
+# latency (userspace/tcp_bench); siw Write, Read and Send at 4 KiB and
+# 64 KiB and Write and Read latency at 8 B (perftest over rdma_cm, -R).
+# The guests meet at barriers, files in the output share both mount.
+# Guest 2 writes the raw lines to bench-twovm.tsv and the medians, with
+# siw's ratios to TCP and the two-VM target, to bench-twovm.md.
+set -u
+reps=${BENCH_REPS:-5}
+secs=${BENCH_SECS:-3}
+mib_per_sec=${BENCH_MIB:-16}
+me=$SIW_VM
+peer=$((3 - me))
+share=$SIW_SHARE
+out=$SIW_OUT
+tsv=$out/bench-twovm.tsv
+md=$out/bench-twovm.md
+tcpb=$SIW_DIR/userspace/tcp_bench
+srv=192.0.2.11
+port=18515
+
+die() { echo "bench twovm: $*" >&2; exit 1; }
+log() { echo "bench twovm: $*" > /dev/console; echo "# $*"; }
+
+# barrier NAME [SECS]: both guests reached NAME.
+barrier() {
+	local i
+	touch "$share/vm$me/barrier-$1"
+	for ((i = 0; i < ${2:-300} * 10; i++)); do
+		[ -e "$share/vm$peer/barrier-$1" ] && return 0
+		sleep 0.1
+	done
+	die "the other guest did not reach $1"
+}
+
+for c in ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_read_lat ss; do
+	command -v "$c" >/dev/null || die "$c is not installed"
+done
+[ -x "$tcpb" ] || die "$tcpb not built (make -C userspace)"
+modprobe virtio_net || die "modprobe virtio_net"
+for ((i = 0; i < 100; i++)); do [ -e /sys/class/net/eth0 ] && break; sleep 0.1; done
+ip addr add "192.0.2.1$me/24" dev eth0 && ip link set eth0 up || die "eth0"
+for ((i = 0; i < 60; i++)); do ping -c1 -W1 "192.0.2.1$peer" >/dev/null && break; done
+ping -c1 -W1 "192.0.2.1$peer" >/dev/null || die "no IPv4 path to the other guest"
+modprobe siw && rdma link add bsiw type siw netdev eth0 || die "siw on eth0"
+barrier up
+
+# run NAME SERVER_ARGS... -- CLIENT_ARGS...: guest 1 runs the server,
+# guest 2 the client once the server listens; guest 2 prints the
+# client's output. Fails (in guest 2) when the client fails.
+# Runs are numbered in a file: run is called in command substitutions,
+# whose variables do not outlive them.
+echo 0 > /tmp/twovm-runs
+run() {
+	local sargs=() cargs=() rc=0 spid i n
+	while [ "$1" != -- ]; do sargs+=("$1"); shift; done
+	shift
+	cargs=("$@")
+	n=$(($(cat /tmp/twovm-runs) + 1))
+	echo $n > /tmp/twovm-runs
+	if [ "$me" = 1 ]; then
+		timeout 120 "${sargs[@]}" > /tmp/twovm-srv.log 2>&1 &
+		spid=$!
+		for ((i = 0; i < 300; i++)); do
+			ss -ltnH "sport = :$port" | grep -q . && break
+			sleep 0.1
+		done
+		barrier "ready-$n"
+		wait $spid ||
+			{ echo "bench twovm: server failed: ${sargs[*]}" >&2; cat /tmp/twovm-srv.log >&2; }
+		barrier "done-$n"
+	else
+		barrier "ready-$n"
+		timeout 120 "${cargs[@]}" 2>/tmp/twovm-cli.err
+		rc=$?
+		[ $rc = 0 ] || { echo "bench twovm: failed ($rc): ${cargs[*]}" >&2; cat /tmp/twovm-cli.err >&2; }
+		barrier "done-$n"
+	fi
+	return $rc
+}
+
+record() { # TRANSPORT TEST SIZE VALUE UNIT
+	[ "$me" = 2 ] || return 0
+	if [ -z "$4" ]; then
+		echo "bench twovm: $1 $2 $3 printed no figure" >&2
+		failed=1
+		return
+	fi
+	echo "twovm $1 $2 $3 1 $4 $5" >> "$tsv"
+}
+
+last_number() { awk 'NF == 1 && $1 ~ /^[0-9.]+$/ { v = $1 } END { print v }'; }
+
+tcp_runs() {
+	local sz line
+	for sz in 4096 65536; do
+		line=$(run "$tcpb" -s -p $port -- \
+			"$tcpb" -c $srv -p $port -m stream -l $sz -t "$secs") || failed=1
+		record tcp stream $sz "$(echo "$line" | sed -n 's/.*mibps=\([0-9.]*\).*/\1/p')" MiB/s
+	done
+	line=$(run "$tcpb" -s -p $port -- "$tcpb" -c $srv -p $port -m rr -l 8 -n 2000) ||
+		failed=1
+	record tcp lat 8 "$(echo "$line" | sed -n 's/.*lat_us=\([0-9.]*\).*/\1/p')" us
+}
+
+siw_runs() {
+	local tool sz n v
+	for tool in ib_write_bw ib_read_bw ib_send_bw; do
+		for sz in 4096 65536; do
+			n=$((secs * mib_per_sec * 1048576 / sz))
+			[ $n -le $((secs * 1000)) ] || n=$((secs * 1000))
+			v=$(run $tool -R -F -s $sz -n $n -p $port --output=bandwidth -- \
+				$tool -R -F -s $sz -n $n -p $port --output=bandwidth $srv |
+				last_number)
+			record siw "${tool#ib_}" $sz "$v" MiB/s
+		done
+	done
+	for tool in ib_write_lat ib_read_lat; do
+		v=$(run $tool -R -F -s 8 -n 2000 -p $port --output=latency -- \
+			$tool -R -F -s 8 -n 2000 -p $port --output=latency $srv | last_number)
+		record siw "${tool#ib_}" 8 "$v" us
+	done
+}
+
+failed=0
+[ "$me" = 1 ] || : > "$tsv"
+transports=(tcp siw)
+for ((r = 0; r < reps; r++)); do
+	for ((k = 0; k < 2; k++)); do
+		t=${transports[$(((r + k) % 2))]}
+		log "guest $me, round $((r + 1))/$reps: $t"
+		${t}_runs
+	done
+done
+barrier finished
+rdma link delete bsiw || failed=1
+modprobe -r siw || failed=1
+
+if [ "$me" = 2 ]; then
+	python3 - "$tsv" "$reps" > "$md" <<'EOF' || failed=1
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    rows.setdefault((f[1], f[2], f[3]), []).append(float(f[5]))
+med = {k: statistics.median(v) for k, v in rows.items()}
+print(f"Two guests (2 vCPUs each, QEMU without KVM on one host) joined by "
+      f"QEMU stream networking (virtio-net, MTU 1500); guest 2 runs the "
+      f"clients. Medians of {sys.argv[2]} runs; bandwidth in MiB/s, "
+      f"latency in µs. TCP: `tcp_bench`; siw: perftest over rdma_cm (`-R`). "
+      f"rdma_rxe is not measured between the guests.\n")
+print("| figure | siw | TCP | siw / TCP |\n|---|---|---|---|")
+def fig(name, test, size, tcp_test):
+    s = med.get(("siw", test, size))
+    t = med.get(("tcp", tcp_test, size))
+    r = f"{s / t:.2f}" if s and t else "–"
+    fs = f"{s:.1f}" if s else "–"
+    ft = f"{t:.1f}" if t else "–"
+    print(f"| {name} | {fs} | {ft} | {r} |")
+    return s / t if s and t else None
+w64 = fig("Write 64 KiB", "write_bw", "65536", "stream")
+fig("Read 64 KiB", "read_bw", "65536", "stream")
+fig("Send 64 KiB", "send_bw", "65536", "stream")
+fig("Write 4 KiB", "write_bw", "4096", "stream")
+fig("Read 4 KiB", "read_bw", "4096", "stream")
+fig("Send 4 KiB", "send_bw", "4096", "stream")
+fig("Write latency 8 B", "write_lat", "8", "lat")
+fig("Read latency 8 B", "read_lat", "8", "lat")
+met = "not measured" if w64 is None else ("yes" if w64 >= 0.8 else "no")
+print(f"\nTarget: Write 64 KiB ≥ 0.8 × the TCP stream between the guests: "
+      f"{'–' if w64 is None else f'{w64:.2f}'}, met: {met}.\n")
+EOF
+fi
+[ $failed = 0 ] || die "some runs failed (above)"
