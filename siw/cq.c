@@ -64,6 +64,7 @@ int siw_create_cq(struct ib_cq *base_cq, const struct ib_cq_init_attr *attr,
 	}
 
 	spin_lock_init(&cq->lock);
+	spin_lock_init(&cq->poll_lock);
 	/* Power of two, like the work queues (see siw_create_qp). */
 	cq->num_cqe = roundup_pow_of_two(attr->cqe);
 	cq->id = atomic_inc_return(&sdev->next_cq_id);
