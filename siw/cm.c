@@ -20,13 +20,25 @@
 #include "siw.h"
 #include "cm.h"
 
-/* One ordered queue: CM work never runs concurrently with itself. */
+/*
+ * One ordered queue: CM work never runs concurrently with itself. The
+ * locking does not rely on that (Documentation/architecture.rst, Locking):
+ * an endpoint's state is guarded by its own mutex.
+ */
 static struct workqueue_struct *siw_cm_wq;
+
+/*
+ * Listening endpoints' mutexes are a lock class of their own: a child
+ * endpoint takes its listener's lock while holding its own (to leave the
+ * listener's list), never the other way round, and lockdep checks that
+ * order only if it can tell the two kinds apart.
+ */
+static struct lock_class_key siw_cep_listener_key;
 
 static void siw_cep_work(struct work_struct *work);
 static void siw_cep_timeout(struct work_struct *work);
 
-static struct siw_cep *siw_cep_alloc(struct siw_device *sdev)
+static struct siw_cep *siw_cep_alloc(struct siw_device *sdev, bool listener)
 {
 	struct siw_cep *cep = kzalloc(sizeof(*cep), GFP_KERNEL);
 
@@ -34,6 +46,8 @@ static struct siw_cep *siw_cep_alloc(struct siw_device *sdev)
 		return NULL;
 	kref_init(&cep->ref);
 	mutex_init(&cep->lock);
+	if (listener)
+		lockdep_set_class(&cep->lock, &siw_cep_listener_key);
 	INIT_LIST_HEAD(&cep->children);
 	INIT_LIST_HEAD(&cep->child_entry);
 	INIT_WORK(&cep->work, siw_cep_work);
@@ -139,6 +153,7 @@ static void siw_cep_stop_socket(struct siw_cep *cep)
 	struct socket *sock = cep->sock;
 	struct sock *sk;
 
+	lockdep_assert_held(&cep->lock);
 	if (!sock || !cep->saved_data_ready)
 		return;
 	sk = sock->sk;
@@ -162,6 +177,7 @@ static void siw_cep_stop_socket(struct siw_cep *cep)
 /* Stops and releases the socket. Must hold cep->lock. */
 static void siw_cep_close_socket(struct siw_cep *cep)
 {
+	lockdep_assert_held(&cep->lock);
 	if (!cep->sock)
 		return;
 	siw_cep_stop_socket(cep);
@@ -226,6 +242,7 @@ static int siw_cm_event(struct siw_cep *cep, struct iw_cm_id *cm_id,
 /* Drops the endpoint's hold on its cm_id. Must hold cep->lock. */
 static void siw_cep_drop_cm_id(struct siw_cep *cep)
 {
+	lockdep_assert_held(&cep->lock);
 	if (!cep->cm_id)
 		return;
 	cep->cm_id->provider_data = NULL;
@@ -233,23 +250,28 @@ static void siw_cep_drop_cm_id(struct siw_cep *cep)
 	cep->cm_id = NULL;
 }
 
+/* Drops the endpoint's reference on its QP. Must hold cep->lock. */
 static void siw_cep_drop_qp(struct siw_cep *cep)
 {
+	lockdep_assert_held(&cep->lock);
 	if (!cep->qp)
 		return;
 	siw_qp_put(cep->qp);
 	cep->qp = NULL;
 }
 
-/* Ends a connection attempt or connection for good. Must hold cep->lock. */
+/* Stops the MPA exchange's timer. Must hold cep->lock. */
 static void siw_cep_stop_timer(struct siw_cep *cep)
 {
+	lockdep_assert_held(&cep->lock);
 	if (cancel_delayed_work(&cep->timer))
 		siw_cep_put(cep);	/* the timer's reference */
 }
 
+/* Ends a connection attempt or connection for good. Must hold cep->lock. */
 static void siw_cep_teardown(struct siw_cep *cep)
 {
+	lockdep_assert_held(&cep->lock);
 	if (cep->state == SIW_CEP_CLOSED)
 		return;
 	siw_cep_stop_timer(cep);
@@ -267,7 +289,10 @@ static void siw_cep_teardown(struct siw_cep *cep)
 /* Releases cep->lock, then the owner's reference if teardown ended it. */
 static void siw_cep_unlock(struct siw_cep *cep)
 {
-	bool put = cep->owner_put_pending;
+	bool put;
+
+	lockdep_assert_held(&cep->lock);
+	put = cep->owner_put_pending;
 
 	cep->owner_put_pending = false;
 	mutex_unlock(&cep->lock);
@@ -294,6 +319,7 @@ static int siw_send_all(struct socket *sock, const void *buf, size_t len)
 static int siw_cep_read_mpa(struct siw_cep *cep, enum siw_mpa_kind kind,
 			    struct siw_mpa_info *info)
 {
+	lockdep_assert_held(&cep->lock);
 	for (;;) {
 		struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
 		enum siw_mpa_err perr;
@@ -343,8 +369,10 @@ static int siw_cep_send_mpa(struct siw_cep *cep, struct siw_mpa_info *info,
 
 /* --- passive side -------------------------------------------------------- */
 
+/* Takes the listener's pending connections. Must hold lcep->lock. */
 static void siw_cep_accept_children(struct siw_cep *lcep)
 {
+	lockdep_assert_held(&lcep->lock);
 	for (;;) {
 		struct socket *newsock;
 		struct siw_cep *cep;
@@ -352,7 +380,7 @@ static void siw_cep_accept_children(struct siw_cep *lcep)
 		if (!lcep->sock ||
 		    kernel_accept(lcep->sock, &newsock, O_NONBLOCK))
 			return;
-		cep = siw_cep_alloc(lcep->sdev);
+		cep = siw_cep_alloc(lcep->sdev, false);
 		if (!cep) {
 			sock_release(newsock);
 			continue;
@@ -378,11 +406,13 @@ static void siw_cep_child_abort(struct siw_cep *cep)
 {
 	struct siw_cep *lcep = cep->listener;
 
+	lockdep_assert_held(&cep->lock);
 	pr_debug("siw: incoming connection abandoned in state %d\n",
 		 cep->state);
 	cep->abrupt = true;
 	siw_cep_teardown(cep);
 	if (lcep) {
+		/* Child, then listener: the one order (cm.c's lock classes). */
 		mutex_lock(&lcep->lock);
 		if (!list_empty(&cep->child_entry)) {
 			list_del_init(&cep->child_entry);
@@ -395,11 +425,13 @@ static void siw_cep_child_abort(struct siw_cep *cep)
 	}
 }
 
+/* Passive side: read and answer the MPA request. Must hold cep->lock. */
 static void siw_cep_got_request(struct siw_cep *cep)
 {
 	struct siw_mpa_info req, rep;
 	int err;
 
+	lockdep_assert_held(&cep->lock);
 	err = siw_cep_read_mpa(cep, SIW_MPA_REQUEST, &req);
 	if (err == 0)
 		return;
@@ -543,11 +575,13 @@ int siw_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len)
 
 /* --- active side --------------------------------------------------------- */
 
+/* The active side's attempt failed: tell iw_cm. Must hold cep->lock. */
 static void siw_cep_connect_failed(struct siw_cep *cep, int status,
 				   const void *pdata, u16 pdata_len)
 {
 	struct iw_cm_id *cm_id = cep->cm_id;
 
+	lockdep_assert_held(&cep->lock);
 	pr_debug("siw: connection attempt failed in state %d: %d\n",
 		 cep->state, status);
 	cep->abrupt = true;
@@ -557,11 +591,13 @@ static void siw_cep_connect_failed(struct siw_cep *cep, int status,
 	siw_cep_teardown(cep);
 }
 
+/* Active side: TCP is connected, send the MPA request. Must hold cep->lock. */
 static void siw_cep_tcp_connected(struct siw_cep *cep)
 {
 	struct sock *sk = cep->sock->sk;
 	struct siw_mpa_info req;
 
+	lockdep_assert_held(&cep->lock);
 	if (sk->sk_state != TCP_ESTABLISHED) {
 		if (sk->sk_state == TCP_CLOSE)
 			siw_cep_connect_failed(cep, sk->sk_err ? -sk->sk_err :
@@ -576,11 +612,13 @@ static void siw_cep_tcp_connected(struct siw_cep *cep)
 	cep->state = SIW_CEP_AWAIT_REPLY;
 }
 
+/* Active side: read and check the MPA reply. Must hold cep->lock. */
 static void siw_cep_got_reply(struct siw_cep *cep)
 {
 	struct siw_mpa_info rep;
 	int err;
 
+	lockdep_assert_held(&cep->lock);
 	err = siw_cep_read_mpa(cep, SIW_MPA_REPLY, &rep);
 	if (err == 0)
 		return;
@@ -694,7 +732,7 @@ int siw_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 	qp = siw_qp_lookup(sdev, param->qpn);
 	if (!qp)
 		return -EINVAL;
-	cep = siw_cep_alloc(sdev);
+	cep = siw_cep_alloc(sdev, false);
 	if (!cep) {
 		siw_qp_put(qp);
 		return -ENOMEM;
@@ -761,7 +799,7 @@ int siw_create_listen(struct iw_cm_id *cm_id, int backlog)
 	struct socket *sock;
 	int err;
 
-	cep = siw_cep_alloc(sdev);
+	cep = siw_cep_alloc(sdev, true);
 	if (!cep)
 		return -ENOMEM;
 	err = siw_create_socket(sdev, &cm_id->m_local_addr,
@@ -793,21 +831,32 @@ err_free:
 int siw_destroy_listen(struct iw_cm_id *cm_id)
 {
 	struct siw_cep *cep = cm_id->provider_data;
-	struct siw_cep *child, *next;
-	LIST_HEAD(children);
+	struct siw_cep *child;
 
 	if (!cep)
 		return 0;
 	mutex_lock(&cep->lock);
-	list_splice_init(&cep->children, &children);
 	siw_cep_teardown(cep);
 	siw_cep_get(cep);	/* keep it for the children below */
 	siw_cep_unlock(cep);
 
-	/* Children still in their MPA exchange go away with the listener. */
-	list_for_each_entry_safe(child, next, &children, child_entry) {
+	/*
+	 * Children still in their MPA exchange go away with the listener.
+	 * Each leaves the list under the listener's lock, as in
+	 * siw_cep_child_abort(), which may run for another child meanwhile;
+	 * the closed listener gains no new ones.
+	 */
+	for (;;) {
+		mutex_lock(&cep->lock);
+		child = list_first_entry_or_null(&cep->children,
+						 struct siw_cep, child_entry);
+		if (child)
+			list_del_init(&child->child_entry);
+		mutex_unlock(&cep->lock);
+		if (!child)
+			break;
+		/* The list's reference is ours now. */
 		mutex_lock(&child->lock);
-		list_del_init(&child->child_entry);
 		child->abrupt = true;
 		siw_cep_teardown(child);
 		if (child->listener) {
@@ -815,7 +864,7 @@ int siw_destroy_listen(struct iw_cm_id *cm_id)
 			siw_cep_put(cep);
 		}
 		siw_cep_unlock(child);
-		siw_cep_put(child);	/* the list's reference */
+		siw_cep_put(child);
 	}
 	siw_cep_put(cep);
 	return 0;
@@ -832,6 +881,7 @@ static void siw_cep_established_close(struct siw_cep *cep)
 {
 	struct iw_cm_id *cm_id = cep->cm_id;
 
+	lockdep_assert_held(&cep->lock);
 	if (cep->state != SIW_CEP_ESTABLISHED)
 		return;
 	pr_debug("siw: QP %u: connection closes (peer closed %d)\n",

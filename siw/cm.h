@@ -38,7 +38,9 @@ struct siw_cep {
 	struct kref ref;
 	/*
 	 * Serialises everything that changes the endpoint: the CM work and
-	 * the iw_cm entry points. Never taken in softirq.
+	 * the iw_cm entry points. Never taken in softirq. Listeners' locks
+	 * are a lock class of their own; a child's is taken before its
+	 * listener's, never after (Documentation/architecture.rst, Locking).
 	 */
 	struct mutex lock;
 	enum siw_cep_state state;

@@ -24,9 +24,10 @@
 #include "mem.h"
 #include "cm.h"
 
-/* Called with the QP's state_lock held. */
+/* Must hold the QP's state_lock. */
 static bool siw_qp_in_error(struct siw_qp *qp)
 {
+	lockdep_assert_held(&qp->state_lock);
 	return qp->state == IB_QPS_ERR;
 }
 

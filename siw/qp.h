@@ -80,9 +80,13 @@ struct siw_rx {
 
 struct siw_cq {
 	struct ib_cq base_cq;
-	/* Producer side: cq_put and writing entries. */
+	/*
+	 * Producer side: cq_put and writing entries. Any context; taken
+	 * under a QP's sq_lock or rq_lock. Lock order and contexts of all
+	 * of siw's locks: Documentation/architecture.rst, Locking.
+	 */
 	spinlock_t lock;
-	/* Consumer side of kernel CQs: cq_get. */
+	/* Consumer side of kernel CQs: cq_get. Any context; a leaf. */
 	spinlock_t poll_lock;
 	struct siw_cqe *queue;
 	struct siw_cq_ctrl *ctrl;	/* right behind the last entry */
@@ -98,7 +102,7 @@ struct siw_cq {
 
 struct siw_srq {
 	struct ib_srq base_srq;
-	/* rq_get, rq_put (kernel SRQs), limit and armed. */
+	/* rq_get, rq_put (kernel SRQs), limit and armed. Any context; a leaf. */
 	spinlock_t lock;
 	struct siw_rqe *recvq;
 	struct siw_umap *umap;
@@ -121,7 +125,10 @@ struct siw_qp {
 	refcount_t ref;
 	struct completion released;
 
-	/* state, connected. Taken in any context. */
+	/*
+	 * state, connected, cep, sock, rtr_wait and the pending Terminate.
+	 * Any context; a leaf (Documentation/architecture.rst, Locking).
+	 */
 	spinlock_t state_lock;
 	enum ib_qp_state state;
 	bool connected;
@@ -137,7 +144,10 @@ struct siw_qp {
 	bool sq_sig_all;
 	bool user;
 
-	/* Send queue. sq_lock: sq_get, sq_put (kernel QPs), flushing. */
+	/*
+	 * Send queue. sq_lock: sq_get, sq_put (kernel QPs), flushing. Any
+	 * context; taken before orq_lock and the send CQ's lock.
+	 */
 	spinlock_t sq_lock;
 	struct siw_sqe *sendq;
 	struct siw_umap *sq_umap;
@@ -147,7 +157,8 @@ struct siw_qp {
 	/*
 	 * Receive queue, unless the QP uses an SRQ. rq_lock: likewise, and
 	 * rq_held, which is cleared only after the held element completed,
-	 * so that a flush never completes younger elements before it.
+	 * so that a flush never completes younger elements before it. Any
+	 * context; taken before the receive CQ's lock.
 	 */
 	spinlock_t rq_lock;
 	struct siw_rqe *recvq;
@@ -177,7 +188,9 @@ struct siw_qp {
 	/*
 	 * Transmit runs one at a time per QP, under tx_lock: in tx_work, or
 	 * inline in a user's doorbell (siw_tx_doorbell). The fields below up
-	 * to tx_kv are the transmitter's and need no lock of their own.
+	 * to tx_corked are the transmitter's and need no lock of their own
+	 * (siw_qp_connected sets them before any run can start). Taken under
+	 * the endpoint's lock, before the socket lock and every spinlock.
 	 */
 	struct mutex tx_lock;
 	struct work_struct tx_work;
@@ -192,7 +205,7 @@ struct siw_qp {
 	bool tx_corked;		/* the last send had MSG_MORE: push at the end */
 	bool tx_running;	/* a transmit run is going on (hint, lockless) */
 
-	/* Outstanding Read Requests we sent, oldest first. orq_lock. */
+	/* Outstanding Read Requests we sent, oldest first. orq_lock: a leaf. */
 	spinlock_t orq_lock;
 	struct siw_orq_entry *orq;
 	u32 orq_size;
@@ -200,7 +213,7 @@ struct siw_qp {
 	u32 orq_put;
 	u32 orq_done_bytes;	/* of the oldest: response bytes placed */
 
-	/* Inbound Read Requests to answer. irq_lock: rx adds, tx takes. */
+	/* Inbound Read Requests to answer. irq_lock (a leaf): rx adds, tx takes. */
 	spinlock_t irq_lock;
 	struct siw_irq_entry *irq;
 	u32 irq_size;

@@ -230,6 +230,7 @@ static int siw_tx_message(struct siw_qp *qp, struct siw_hdr *h,
 	u64 to0 = h->to;
 	u32 sent = 0;
 
+	lockdep_assert_held(&qp->tx_lock);
 	if (!op)
 		return -EINVAL;
 	do {
@@ -405,6 +406,7 @@ static int siw_tx_rtr(struct siw_qp *qp, u8 type)
 	struct siw_orq_entry *e;
 	unsigned long flags;
 
+	lockdep_assert_held(&qp->tx_lock);
 	switch (type) {
 	case SIW_RTR_WRITE:
 		h.opcode = SIW_RDMAP_WRITE;
@@ -440,6 +442,7 @@ static int siw_tx_read_response(struct siw_qp *qp, struct siw_irq_entry *e)
 	struct siw_mem *mem = NULL;
 	int err;
 
+	lockdep_assert_held(&qp->tx_lock);
 	h.stag = e->rreq.sink_stag;
 	h.to = e->rreq.sink_to;
 	if (e->rreq.size) {
@@ -477,6 +480,7 @@ static void siw_tx_terminate(struct siw_qp *qp)
 	unsigned long flags;
 	u32 ulen, pad, crc = 0, len;
 
+	lockdep_assert_held(&qp->tx_lock);
 	spin_lock_irqsave(&qp->state_lock, flags);
 	code = qp->term_code;
 	if (code == SIW_TERM_OK || qp->term_sent) {
@@ -566,6 +570,7 @@ static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 	u32 pos = qp->sq_next;
 	int err = 0;
 
+	lockdep_assert_held(&qp->tx_lock);
 	/* Nothing to start; a full ring resumes as elements complete. */
 	if (next != SIW_TX_READY)
 		return next;
@@ -698,6 +703,7 @@ static void siw_tx_terminate_and_close(struct siw_qp *qp)
 	struct sock *sk = NULL;
 	unsigned long flags;
 
+	lockdep_assert_held(&qp->tx_lock);
 	spin_lock_irqsave(&qp->state_lock, flags);
 	if (qp->connected && qp->cep) {
 		cep = qp->cep;
@@ -735,6 +741,7 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 	u32 budget = READ_ONCE(siw_tx_inline_bytes), sqes = 0;
 	enum siw_tx_step step = SIW_TX_BLOCKED;
 
+	lockdep_assert_held(&qp->tx_lock);
 	while (siw_tx_may_run(qp)) {
 		struct siw_irq_entry e;
 		unsigned long flags;
@@ -797,6 +804,7 @@ static void siw_tx_run(struct siw_qp *qp, bool in_doorbell)
 {
 	enum siw_tx_step step;
 
+	lockdep_assert_held(&qp->tx_lock);
 	WRITE_ONCE(qp->tx_running, true);
 	step = siw_tx_run_queue(qp, in_doorbell);
 	/*
