@@ -203,6 +203,8 @@ static void siw_dealloc_driver(struct ib_device *ibdev)
 	WARN_ON(atomic_read(&sdev->num_pd) || atomic_read(&sdev->num_ctx));
 	WARN_ON(!xa_empty(&sdev->qp_xa));
 	xa_destroy(&sdev->qp_xa);
+	/* Regions whose release was queued may still need the device. */
+	siw_mem_flush();
 	siw_mem_table_destroy(sdev);
 	if (sdev->dma_mem)
 		siw_mem_put(sdev->dma_mem);

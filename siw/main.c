@@ -33,6 +33,9 @@ static int __init siw_init(void)
 	err = siw_tx_init();
 	if (err)
 		goto err_tx;
+	err = siw_mem_init();
+	if (err)
+		goto err_mem;
 	err = siw_netdev_init();
 	if (err)
 		goto err_netdev;
@@ -42,6 +45,8 @@ static int __init siw_init(void)
 	return 0;
 
 err_netdev:
+	siw_mem_exit();
+err_mem:
 	siw_tx_exit();
 err_tx:
 	siw_cm_exit();
@@ -55,6 +60,7 @@ static void __exit siw_exit(void)
 	rdma_link_unregister(&siw_link_ops);
 	ib_unregister_driver(RDMA_DRIVER_SIW);
 	siw_netdev_exit();
+	siw_mem_exit();
 	siw_tx_exit();
 	siw_cm_exit();
 	pr_info("siw: unloaded\n");

@@ -21,9 +21,38 @@
 
 #define SIW_STAG_INDEX_MAX	((1U << 24) - 1)
 
+/*
+ * Releases of user regions whose last reference was dropped where one
+ * cannot sleep (the receive path, in softirq): unpinning dirties and
+ * unlocks pages, which may sleep.
+ */
+static struct workqueue_struct *siw_mem_wq;
+
 static inline u32 siw_stag_index(u32 stag)
 {
 	return stag >> 8;
+}
+
+int siw_mem_init(void)
+{
+	siw_mem_wq = alloc_workqueue("siw_mem", 0, 0);
+	return siw_mem_wq ? 0 : -ENOMEM;
+}
+
+/*
+ * Module exit: no release is left queued, and no RCU callback of ours
+ * runs after the module's text is gone.
+ */
+void siw_mem_exit(void)
+{
+	destroy_workqueue(siw_mem_wq);
+	rcu_barrier();
+}
+
+/* A device goes: releases queued for its regions are done. */
+void siw_mem_flush(void)
+{
+	flush_workqueue(siw_mem_wq);
 }
 
 int siw_mem_table_init(struct siw_device *sdev)
@@ -47,14 +76,37 @@ static void siw_mem_free_rcu(struct rcu_head *rcu)
 	kfree(mem);
 }
 
+/* Unpins now; the descriptor goes after a grace period. May sleep. */
+static void siw_mem_unpin_and_free(struct siw_mem *mem)
+{
+	might_sleep();
+	if (mem->umem)
+		ib_umem_release(mem->umem);
+	call_rcu(&mem->rcu, siw_mem_free_rcu);
+}
+
+static void siw_mem_release_work(struct work_struct *work)
+{
+	siw_mem_unpin_and_free(container_of(work, struct siw_mem,
+					    release_work));
+}
+
 static void siw_mem_release(struct kref *ref)
 {
 	struct siw_mem *mem = container_of(ref, struct siw_mem, ref);
 
-	/* Unpin now; the descriptor goes after a grace period. */
-	if (mem->umem)
-		ib_umem_release(mem->umem);
-	call_rcu(&mem->rcu, siw_mem_free_rcu);
+	/*
+	 * A region deregistered while a Write or Read Response was being
+	 * placed into it loses its last reference in the receive path. The
+	 * test is conservative: without preemption counting, preemptible()
+	 * is false and every user region's release is queued.
+	 */
+	if (mem->umem && !preemptible()) {
+		INIT_WORK(&mem->release_work, siw_mem_release_work);
+		queue_work(siw_mem_wq, &mem->release_work);
+		return;
+	}
+	siw_mem_unpin_and_free(mem);
 }
 
 void siw_mem_put(struct siw_mem *mem)

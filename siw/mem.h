@@ -6,6 +6,7 @@
 #define SIW_MEM_H
 
 #include <linux/kref.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_umem.h>
 
 struct siw_device;
@@ -23,6 +24,8 @@ enum siw_mem_type {
 struct siw_mem {
 	struct kref ref;
 	struct rcu_head rcu;
+	/* Unpins a user region whose last reference went in atomic context. */
+	struct work_struct release_work;
 	struct siw_device *sdev;
 	struct ib_pd *pd;
 	enum siw_mem_type type;
@@ -76,6 +79,9 @@ void siw_mem_view_of(struct siw_mem *mem, struct ib_pd *pd, int access,
 		     struct siw_mem_view *view);
 struct siw_mem *siw_dma_mem_alloc(void);
 
+int siw_mem_init(void);
+void siw_mem_exit(void);
+void siw_mem_flush(void);
 int siw_mem_table_init(struct siw_device *sdev);
 void siw_mem_table_destroy(struct siw_device *sdev);
 

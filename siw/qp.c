@@ -41,15 +41,21 @@ static bool siw_qp_in_reset(struct siw_qp *qp)
 	return READ_ONCE(qp->state) == IB_QPS_RESET;
 }
 
+/*
+ * The QP numbered qpn, with a reference, or NULL. Under the xarray's lock,
+ * not RCU: ib_core frees a destroyed QP without a grace period, so the
+ * reference must be taken before siw_destroy_qp's xa_erase() can return.
+ * Process context (the connection manager's entry points).
+ */
 struct siw_qp *siw_qp_lookup(struct siw_device *sdev, u32 qpn)
 {
 	struct siw_qp *qp;
 
-	rcu_read_lock();
+	xa_lock(&sdev->qp_xa);
 	qp = xa_load(&sdev->qp_xa, qpn);
 	if (qp && !refcount_inc_not_zero(&qp->ref))
 		qp = NULL;
-	rcu_read_unlock();
+	xa_unlock(&sdev->qp_xa);
 	return qp;
 }
 

@@ -68,7 +68,7 @@ struct siw_device {
 	atomic_t num_srq;
 	atomic_t num_mr;
 	atomic_t next_cq_id;
-	/* QP number -> struct siw_qp; RCU lookups, ib_core serialises writes. */
+	/* QP number -> struct siw_qp; lookups under its lock (siw_qp_lookup). */
 	struct xarray qp_xa;
 	u32 next_qpn;
 	struct siw_mem *dma_mem;	/* the local DMA lkey's region */
