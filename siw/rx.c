@@ -6,8 +6,13 @@
  * the target memory without an intermediate copy.
  *
  * The framing (MPA length, header, payload, trailer over skbs cut
- * anywhere) is the protocol core's (rx_stream.c); this file supplies its
- * callbacks: the checks against QP state and memory, and the placement.
+ * anywhere) is the protocol core's (rx_stream.c), and so is every
+ * per-segment decision (rx_decide.c: which receive or outstanding Read a
+ * segment belongs to, MSN, MO, length, IRD, RTR, invalidation, what an
+ * FPDU completes). This file supplies the stream's callbacks and does
+ * only what the core cannot: it takes the locks, looks up memory and
+ * queue entries for the decisions (one need at a time, see rx_decide.h),
+ * applies them to the QP, and places the bytes.
  *
  * Everything here runs with the socket's lock (softirq, or lock_sock in
  * process context) and sk_callback_lock read-held, so one instance at a
@@ -21,6 +26,7 @@
 
 #include "siw.h"
 #include "cm.h"
+#include "rx_decide.h"
 
 /* The stream's Terminate decision: log it (rate limited) and send it. */
 static void siw_rx_terminate(struct siw_qp *qp, enum siw_term_code code)
@@ -147,158 +153,123 @@ static void siw_rx_complete_rqe(struct siw_qp *qp, u32 inval,
 		siw_qp_terminate(qp, SIW_TERM_RDMAP_CATASTROPHIC, NULL, 0);
 }
 
-/*
- * Responder in peer-to-peer mode: the first FPDU must be the RTR we chose
- * in the MPA reply (RFC 6581 section 8), a one-segment zero-length
- * message. A Read RTR goes on as a Read Request and is answered like one;
- * a Send RTR takes its MSN but no receive element.
- */
-static enum siw_term_code siw_rx_check_rtr(struct siw_qp *qp)
+/* The receiver's own state, for the core's decisions (rx_decide.c). */
+static void siw_rx_snap_init(struct siw_rx *rx, struct siw_rx_snap *s)
 {
-	struct siw_rx *rx = &qp->rx;
-	const struct siw_hdr *h = &rx->st.h;
-	bool ok;
+	memset(s, 0, sizeof(*s));
+	memcpy(s->msn, rx->msn, sizeof(s->msn));
+	s->mo = rx->mo;
+	s->rqe_held = rx->have_rqe;
+	if (rx->have_rqe)
+		s->rqe_len = siw_rqe_len(&rx->rqe);
+	s->rtr_await = rx->rtr_await;
+	s->rtr_frame = rx->rtr_frame;
+}
 
-	switch (rx->rtr_await) {
-	case SIW_RTR_WRITE:
-		ok = h->opcode == SIW_RDMAP_WRITE && !h->payload_len;
+/* Looks up the memory of a tagged access; a sink stays referenced. */
+static void siw_rx_get_mem(struct siw_qp *qp, const struct siw_rx_mem *m,
+			   struct siw_mem_view *view)
+{
+	struct siw_mem *mem;
+
+	switch (m->kind) {
+	case SIW_RX_MEM_WRITE_SINK:
+		qp->rx.mem = siw_mem_get(qp->sdev, m->stag);
+		siw_mem_view_of(qp->rx.mem, qp->base_qp.pd,
+				IB_ACCESS_REMOTE_WRITE, view);
 		break;
-	case SIW_RTR_READ:
-		ok = h->opcode == SIW_RDMAP_READ_REQ && !h->rreq.size;
+	case SIW_RX_MEM_READ_SINK:
+		qp->rx.mem = siw_mem_get_local(qp->sdev, qp->user, m->stag);
+		siw_mem_view_of(qp->rx.mem, qp->base_qp.pd,
+				IB_ACCESS_LOCAL_WRITE, view);
 		break;
-	case SIW_RTR_SEND:
-		ok = h->opcode == SIW_RDMAP_SEND && !h->payload_len &&
-		     !h->mo;
+	case SIW_RX_MEM_READ_SOURCE:
+		mem = siw_mem_get(qp->sdev, m->stag);
+		siw_mem_view_of(mem, qp->base_qp.pd, IB_ACCESS_REMOTE_READ,
+				view);
+		if (mem)
+			siw_mem_put(mem);
+		break;
+	}
+}
+
+/* Fills in what a header's decision asks for. */
+static void siw_rx_fetch_begin(struct siw_qp *qp, const struct siw_rx_dec *d,
+			       struct siw_rx_snap *s)
+{
+	struct siw_orq_entry *e;
+	unsigned long flags;
+
+	switch (d->need) {
+	case SIW_RX_NEED_ORQ:
+		spin_lock_irqsave(&qp->orq_lock, flags);
+		s->orq.have = qp->orq_get != qp->orq_put;
+		if (s->orq.have) {
+			e = &qp->orq[qp->orq_get % qp->orq_size];
+			s->orq.sink_stag = e->sqe.sge[0].lkey;
+			s->orq.sink_to = e->sqe.sge[0].laddr;
+			s->orq.len = e->sqe.num_sge ? e->sqe.sge[0].length : 0;
+			s->orq.done = qp->orq_done_bytes;
+		}
+		spin_unlock_irqrestore(&qp->orq_lock, flags);
+		break;
+	case SIW_RX_NEED_IRQ:
+		spin_lock_irqsave(&qp->irq_lock, flags);
+		s->irq_queued = qp->irq_put - qp->irq_get;
+		spin_unlock_irqrestore(&qp->irq_lock, flags);
+		s->ird = qp->ird;
+		s->irq_size = qp->irq_size;
+		break;
+	case SIW_RX_NEED_RQE:
+		s->rqe_taken = siw_rx_take_rqe(qp);
+		if (s->rqe_taken)
+			s->rqe_len = siw_rqe_len(&qp->rx.rqe);
+		break;
+	case SIW_RX_NEED_MEM:
+		siw_rx_get_mem(qp, &d->mem, &s->mem);
 		break;
 	default:
-		ok = false;
+		break;
 	}
-	if (!ok || !h->last)
-		return SIW_TERM_MPA_NO_RTR;
-	rx->rtr_frame = true;
-	if (h->opcode == SIW_RDMAP_SEND)
-		return siw_ddp_check_msn(rx->msn[SIW_QN_SEND], h->msn, true);
-	return SIW_TERM_OK;
+}
+
+/* A Terminate from the peer: its control word came with the header. */
+static void siw_rx_keep_term_hdr(struct siw_rx *rx)
+{
+	u32 at = SIW_MPA_LEN_LEN + SIW_UNTAGGED_HDR_LEN;
+
+	rx->term_have = min_t(u32, rx->st.hdr_have > at ?
+			      rx->st.hdr_have - at : 0, sizeof(rx->term_body));
+	memcpy(rx->term_body, rx->st.hdr + at, rx->term_have);
 }
 
 /* Checks a new FPDU against QP state and prepares its placement. */
 static enum siw_term_code siw_rx_begin(struct siw_qp *qp)
 {
 	struct siw_rx *rx = &qp->rx;
-	struct siw_hdr *h = &rx->st.h;
-	struct siw_mem_view view;
-	enum siw_term_code code;
-	unsigned long flags;
+	struct siw_rx_snap s;
+	struct siw_rx_dec d;
 
-	if (rx->rtr_await && h->opcode != SIW_RDMAP_TERMINATE) {
-		code = siw_rx_check_rtr(qp);
-		if (code != SIW_TERM_OK || h->opcode != SIW_RDMAP_READ_REQ)
-			return code;
+	siw_rx_snap_init(rx, &s);
+	for (;;) {
+		siw_rx_decide_begin(&s, &rx->st.h, &d);
+		if (d.need == SIW_RX_NEED_NONE)
+			break;
+		/* Each need is asked for once: anything else is our bug. */
+		if (s.known & SIW_RX_KNOWS(d.need))
+			return SIW_TERM_RDMAP_CATASTROPHIC;
+		siw_rx_fetch_begin(qp, &d, &s);
+		s.known |= SIW_RX_KNOWS(d.need);
 	}
-
-	switch (h->opcode) {
-	case SIW_RDMAP_WRITE:
-		rx->mem = siw_mem_get(qp->sdev, h->stag);
-		siw_mem_view_of(rx->mem, qp->base_qp.pd,
-				IB_ACCESS_REMOTE_WRITE, &view);
-		rx->to = h->to;
-		return siw_check_tagged(&view, h->to, h->payload_len,
-					SIW_TAG_SINK);
-
-	case SIW_RDMAP_READ_RESP: {
-		struct siw_orq_entry *e;
-		u32 sink_stag = 0;
-		u64 sink_to = 0, size = 0;
-		bool have;
-
-		spin_lock_irqsave(&qp->orq_lock, flags);
-		have = qp->orq_get != qp->orq_put;
-		if (have) {
-			e = &qp->orq[qp->orq_get % qp->orq_size];
-			sink_stag = e->sqe.sge[0].lkey;
-			sink_to = e->sqe.sge[0].laddr + qp->orq_done_bytes;
-			size = e->sqe.num_sge ? e->sqe.sge[0].length : 0;
-			size -= qp->orq_done_bytes;
-		}
-		spin_unlock_irqrestore(&qp->orq_lock, flags);
-		code = siw_check_read_resp(have, sink_stag, sink_to, size, h);
-		if (code != SIW_TERM_OK || !h->payload_len)
-			return code;
-		rx->mem = siw_mem_get_local(qp->sdev, qp->user, h->stag);
-		siw_mem_view_of(rx->mem, qp->base_qp.pd, IB_ACCESS_LOCAL_WRITE,
-				&view);
-		rx->to = h->to;
-		return siw_check_tagged(&view, h->to, h->payload_len,
-					SIW_TAG_SINK);
-	}
-
-	case SIW_RDMAP_SEND:
-	case SIW_RDMAP_SEND_INV:
-	case SIW_RDMAP_SEND_SE:
-	case SIW_RDMAP_SEND_SE_INV:
-		if (!rx->have_rqe) {
-			bool got = h->mo == 0 && siw_rx_take_rqe(qp);
-
-			code = siw_ddp_check_msn(rx->msn[SIW_QN_SEND], h->msn,
-						 got);
-			if (code != SIW_TERM_OK)
-				return code;
-			if (!got)
-				return SIW_TERM_DDP_UT_MSN_NO_BUF;
-			rx->mo = 0;
-		} else {
-			code = siw_ddp_check_msn(rx->msn[SIW_QN_SEND], h->msn,
-						 true);
-			if (code != SIW_TERM_OK)
-				return code;
-		}
-		code = siw_ddp_check_mo(rx->mo, h->mo);
-		if (code != SIW_TERM_OK)
-			return code;
-		return siw_ddp_check_untagged_len(siw_rqe_len(&rx->rqe), h->mo,
-						  h->payload_len);
-
-	case SIW_RDMAP_READ_REQ: {
-		struct siw_mem *mem;
-		u32 queued;
-
-		code = siw_ddp_check_msn(rx->msn[SIW_QN_RREQ], h->msn, true);
-		if (code != SIW_TERM_OK)
-			return code;
-		spin_lock_irqsave(&qp->irq_lock, flags);
-		queued = qp->irq_put - qp->irq_get;
-		spin_unlock_irqrestore(&qp->irq_lock, flags);
-		code = siw_check_ird(queued, min(qp->ird, qp->irq_size));
-		if (code != SIW_TERM_OK)
-			return code;
-		if (h->rreq.size) {
-			mem = siw_mem_get(qp->sdev, h->rreq.src_stag);
-			siw_mem_view_of(mem, qp->base_qp.pd,
-					IB_ACCESS_REMOTE_READ, &view);
-			if (mem)
-				siw_mem_put(mem);
-			code = siw_check_tagged(&view, h->rreq.src_to,
-						h->rreq.size, SIW_TAG_SOURCE);
-			if (code != SIW_TERM_OK)
-				return code;
-		}
-		return SIW_TERM_OK;
-	}
-
-	case SIW_RDMAP_TERMINATE: {
-		/* Its control word came with the header: keep body whole. */
-		u32 at = SIW_MPA_LEN_LEN + SIW_UNTAGGED_HDR_LEN;
-
-		rx->term_have = min_t(u32, rx->st.hdr_have > at ?
-				      rx->st.hdr_have - at : 0,
-				      sizeof(rx->term_body));
-		memcpy(rx->term_body, rx->st.hdr + at, rx->term_have);
-		return SIW_TERM_OK;
-	}
-
-	default:
-		return SIW_TERM_RDMAP_OPCODE;
-	}
+	rx->mo = d.mo;
+	rx->rtr_frame = d.rtr_frame;
+	if (d.code != SIW_TERM_OK)
+		return d.code;
+	if (d.place == SIW_RX_PLACE_TAGGED)
+		rx->to = d.mem.to;
+	else if (d.place == SIW_RX_PLACE_TERM)
+		siw_rx_keep_term_hdr(rx);
+	return SIW_TERM_OK;
 }
 
 /* Places n payload bytes of a Send into the held receive element. */
@@ -389,13 +360,9 @@ static int siw_rx_place(struct siw_qp *qp, const struct sk_buff *skb,
 }
 
 /* A Terminate from the peer: the connection is over. */
-static void siw_rx_got_terminate(struct siw_qp *qp)
+static void siw_rx_log_peer_term(struct siw_qp *qp)
 {
-	struct siw_orq_entry *e;
 	struct siw_term_msg msg;
-	unsigned long flags;
-	u32 pos = 0;
-	bool read_waits;
 
 	if (siw_term_decode(qp->rx.term_body, qp->rx.term_have, &msg))
 		pr_info_ratelimited("siw: %s: QP %u: peer sent Terminate: %s\n",
@@ -405,125 +372,118 @@ static void siw_rx_got_terminate(struct siw_qp *qp)
 		pr_info_ratelimited("siw: %s: QP %u: peer sent a malformed Terminate\n",
 				    dev_name(&qp->sdev->base_dev.dev),
 				    qp->base_qp.qp_num);
-	spin_lock_irqsave(&qp->orq_lock, flags);
-	read_waits = qp->orq_get != qp->orq_put;
-	if (read_waits) {
-		e = &qp->orq[qp->orq_get % qp->orq_size];
-		pos = e->sq_pos;
-		read_waits = !e->rtr;
-		qp->orq_get++;
+}
+
+/* Fills in what an FPDU's end asks for; *pos: the Read taken off. */
+static void siw_rx_fetch_end(struct siw_qp *qp, const struct siw_rx_end *e,
+			     struct siw_rx_snap *s, u32 *pos)
+{
+	struct siw_orq_entry *o;
+	unsigned long flags;
+
+	switch (e->need) {
+	case SIW_RX_NEED_ORQ_POP:
+		spin_lock_irqsave(&qp->orq_lock, flags);
+		qp->orq_done_bytes += e->orq_add;
+		if (e->orq_pop && qp->orq_get != qp->orq_put) {
+			o = &qp->orq[qp->orq_get % qp->orq_size];
+			s->read.popped = true;
+			s->read.rtr = o->rtr;
+			s->read.local_inv = o->sqe.opcode == SIW_OP_READ_LOCAL_INV;
+			s->read.sink_stag = o->sqe.sge[0].lkey;
+			s->read.len = o->sqe.num_sge ? o->sqe.sge[0].length : 0;
+			*pos = o->sq_pos;
+			qp->orq_get++;
+			qp->orq_done_bytes = 0;
+		}
+		spin_unlock_irqrestore(&qp->orq_lock, flags);
+		break;
+	case SIW_RX_NEED_INVAL:
+		s->inval_ok = !siw_mem_invalidate(qp->sdev, e->inval_stag,
+						  qp->base_qp.pd);
+		break;
+	default:
+		break;
 	}
-	spin_unlock_irqrestore(&qp->orq_lock, flags);
-	if (read_waits)
-		siw_sq_mark_done(qp, pos, SIW_WC_REM_ACCESS_ERR, 0);
-	qp->rx.st.dead = true;
-	siw_qp_fatal(qp, IB_EVENT_QP_FATAL);
+}
+
+static enum siw_wc_status siw_rx_wc_status(enum siw_rx_wc wc)
+{
+	switch (wc) {
+	case SIW_RX_WC_SUCCESS:
+		return SIW_WC_SUCCESS;
+	case SIW_RX_WC_LOC_PROT_ERR:
+		return SIW_WC_LOC_PROT_ERR;
+	case SIW_RX_WC_REM_ACCESS_ERR:
+		return SIW_WC_REM_ACCESS_ERR;
+	case SIW_RX_WC_REM_INV_REQ_ERR:
+		return SIW_WC_REM_INV_REQ_ERR;
+	}
+	return SIW_WC_GENERAL_ERR;
 }
 
 /* The FPDU is complete and its CRC good: finish what it ends. */
 static void siw_rx_end(struct siw_qp *qp)
 {
 	struct siw_rx *rx = &qp->rx;
-	struct siw_hdr *h = &rx->st.h;
-	struct siw_orq_entry e;
+	const struct siw_hdr *h = &rx->st.h;
+	struct siw_rx_snap s;
+	struct siw_rx_end e;
 	unsigned long flags;
-	u32 inval = 0;
+	u32 pos = 0;
 
 	siw_rx_put_mem(rx);
-	if (rx->rtr_frame) {
-		rx->rtr_frame = false;
-		rx->rtr_await = 0;
+	siw_rx_snap_init(rx, &s);
+	for (;;) {
+		siw_rx_decide_end(&s, h, &e);
+		if (e.need == SIW_RX_NEED_NONE)
+			break;
+		if (s.known & SIW_RX_KNOWS(e.need)) {
+			siw_rx_fail(qp, SIW_TERM_RDMAP_CATASTROPHIC);
+			return;
+		}
+		siw_rx_fetch_end(qp, &e, &s, &pos);
+		s.known |= SIW_RX_KNOWS(e.need);
+	}
+
+	memcpy(rx->msn, e.msn, sizeof(rx->msn));
+	rx->mo = e.mo;
+	rx->rtr_await = e.rtr_await;
+	rx->rtr_frame = false;
+	if (e.rtr_received) {
 		pr_debug("siw: QP %u: RTR received (%s)\n",
 			 qp->base_qp.qp_num, siw_op_name(h->opcode));
 		siw_qp_rtr_received(qp);
-		if (h->opcode == SIW_RDMAP_SEND) {
-			rx->msn[SIW_QN_SEND]++;
-			return;
-		}
-		/* A Read RTR is answered like any Read Request, below. */
-		if (h->opcode != SIW_RDMAP_READ_REQ)
-			return;
 	}
-	switch (h->opcode) {
-	case SIW_RDMAP_READ_RESP:
-		spin_lock_irqsave(&qp->orq_lock, flags);
-		qp->orq_done_bytes += h->payload_len;
-		if (!h->last) {
-			spin_unlock_irqrestore(&qp->orq_lock, flags);
-			return;
-		}
-		e = qp->orq[qp->orq_get % qp->orq_size];
-		qp->orq_get++;
-		qp->orq_done_bytes = 0;
-		spin_unlock_irqrestore(&qp->orq_lock, flags);
-		if (e.rtr) {
-			pr_debug("siw: QP %u: RTR answered\n",
-				 qp->base_qp.qp_num);
-		} else {
-			enum siw_wc_status status = SIW_WC_SUCCESS;
-
-			/*
-			 * Read with local invalidate invalidates the sink's
-			 * STag, as iWARP RNICs do; ib_core's rdma_rw relies on
-			 * it (its ex.invalidate_rkey is the key from before
-			 * the registration's increment). A sink that cannot
-			 * be invalidated fails the Read.
-			 */
-			if (e.sqe.opcode == SIW_OP_READ_LOCAL_INV &&
-			    siw_mem_invalidate(qp->sdev, e.sqe.sge[0].lkey,
-					       qp->base_qp.pd))
-				status = SIW_WC_LOC_PROT_ERR;
-			siw_sq_mark_done(qp, e.sq_pos, status,
-					 e.sqe.num_sge ? e.sqe.sge[0].length : 0);
-			if (status != SIW_WC_SUCCESS) {
-				siw_qp_fatal(qp, IB_EVENT_QP_FATAL);
-				return;
-			}
-		}
-		/* An ORD slot is free: the send queue may go on. */
-		siw_tx_schedule(qp);
-		return;
-
-	case SIW_RDMAP_SEND:
-	case SIW_RDMAP_SEND_INV:
-	case SIW_RDMAP_SEND_SE:
-	case SIW_RDMAP_SEND_SE_INV:
-		rx->mo += h->payload_len;
-		if (!h->last)
-			return;
-		rx->msn[SIW_QN_SEND]++;
-		if (h->opcode == SIW_RDMAP_SEND_INV ||
-		    h->opcode == SIW_RDMAP_SEND_SE_INV) {
-			inval = h->rsvd_ulp;
-			if (siw_mem_invalidate(qp->sdev, inval, qp->base_qp.pd)) {
-				siw_rx_complete_rqe(qp, 0, SIW_WC_REM_INV_REQ_ERR);
-				siw_rx_fail(qp, SIW_TERM_RDMAP_PROT_INVALIDATE);
-				return;
-			}
-		}
-		if (h->opcode == SIW_RDMAP_SEND_SE ||
-		    h->opcode == SIW_RDMAP_SEND_SE_INV)
+	if (e.peer_term)
+		siw_rx_log_peer_term(qp);
+	if (e.rtr_answered)
+		pr_debug("siw: QP %u: RTR answered\n", qp->base_qp.qp_num);
+	if (e.read_complete)
+		siw_sq_mark_done(qp, pos, siw_rx_wc_status(e.read_status),
+				 e.read_bytes);
+	if (e.rqe_complete) {
+		if (e.rqe_se == SIW_RX_SE_SET)
 			rx->rqe.flags |= SIW_WQE_SOLICITED;
-		else
+		else if (e.rqe_se == SIW_RX_SE_CLEAR)
 			rx->rqe.flags &= ~SIW_WQE_SOLICITED;
-		siw_rx_complete_rqe(qp, inval, SIW_WC_SUCCESS);
-		return;
-
-	case SIW_RDMAP_READ_REQ:
-		rx->msn[SIW_QN_RREQ]++;
+		siw_rx_complete_rqe(qp, e.rqe_inval,
+				    siw_rx_wc_status(e.rqe_status));
+	}
+	if (e.code != SIW_TERM_OK)
+		siw_rx_fail(qp, e.code);
+	if (e.irq_push) {
 		spin_lock_irqsave(&qp->irq_lock, flags);
 		qp->irq[qp->irq_put % qp->irq_size].rreq = h->rreq;
 		qp->irq_put++;
 		spin_unlock_irqrestore(&qp->irq_lock, flags);
-		siw_tx_schedule(qp);
-		return;
-
-	case SIW_RDMAP_TERMINATE:
-		siw_rx_got_terminate(qp);
-		return;
-	default:
-		return;
 	}
+	if (e.stream_dead)
+		rx->st.dead = true;
+	if (e.fatal)
+		siw_qp_fatal(qp, IB_EVENT_QP_FATAL);
+	if (e.tx_schedule)
+		siw_tx_schedule(qp);
 }
 
 /* The callbacks of the core's stream parser, on a QP and skbs. */

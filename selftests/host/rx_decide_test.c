@@ -1,0 +1,582 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+/*
+ * Host unit tests of the receive path's decisions (siw/rx_decide.c, the
+ * module's own source): for each opcode, which receive or outstanding
+ * Read a segment goes to, the MSN, MO, length, IRD and RTR checks, Send
+ * with Invalidate, a Read's completion and the peer's Terminate; and what
+ * each decision asks the receiver for, in which order. Prints TAP.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rx_decide.h"
+
+static unsigned int n_tests, n_failed;
+
+static void __attribute__((format(printf, 2, 3)))
+ok(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	n_tests++;
+	if (!cond)
+		n_failed++;
+	printf("%sok %u - ", cond ? "" : "not ", n_tests);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+/* What the receiver would find, and what the decision asked of it. */
+struct world {
+	bool rqe_posted;
+	u64 rqe_len;
+	bool orq_have;
+	u32 orq_stag;
+	u64 orq_to, orq_len, orq_done;
+	bool orq_rtr, orq_inv;
+	u32 irq_queued, ird, irq_size;
+	struct siw_mem_view mem;
+	bool inval_ok;
+
+	char asked[8];			/* needs, as letters, in order */
+	struct siw_rx_mem mem_req;
+	u32 inval_stag, orq_add;
+	bool orq_pop, repeated;
+};
+
+static const char need_letter[SIW_RX_NEED_NUM] = "-OIRMPV";
+
+static void ask(struct world *w, const struct siw_rx_snap *s,
+		enum siw_rx_need need)
+{
+	size_t n = strlen(w->asked);
+
+	if (s->known & SIW_RX_KNOWS(need))
+		w->repeated = true;
+	if (n < sizeof(w->asked) - 1)
+		w->asked[n] = need_letter[need];
+}
+
+/* The receiver's side of the loop, against the world. */
+static void begin(struct world *w, struct siw_rx_snap *s,
+		  const struct siw_hdr *h, struct siw_rx_dec *d)
+{
+	int rounds = 0;
+
+	memset(w->asked, 0, sizeof(w->asked));
+	w->repeated = false;
+	for (;;) {
+		siw_rx_decide_begin(s, h, d);
+		if (d->need == SIW_RX_NEED_NONE || rounds++ > SIW_RX_NEED_MAX)
+			break;
+		ask(w, s, d->need);
+		switch (d->need) {
+		case SIW_RX_NEED_ORQ:
+			s->orq.have = w->orq_have;
+			s->orq.sink_stag = w->orq_stag;
+			s->orq.sink_to = w->orq_to;
+			s->orq.len = w->orq_len;
+			s->orq.done = w->orq_done;
+			break;
+		case SIW_RX_NEED_IRQ:
+			s->irq_queued = w->irq_queued;
+			s->ird = w->ird;
+			s->irq_size = w->irq_size;
+			break;
+		case SIW_RX_NEED_RQE:
+			s->rqe_taken = w->rqe_posted;
+			if (w->rqe_posted)
+				s->rqe_len = w->rqe_len;
+			break;
+		case SIW_RX_NEED_MEM:
+			w->mem_req = d->mem;
+			s->mem = w->mem;
+			break;
+		default:
+			break;
+		}
+		s->known |= SIW_RX_KNOWS(d->need);
+	}
+}
+
+static void end(struct world *w, struct siw_rx_snap *s,
+		const struct siw_hdr *h, struct siw_rx_end *e)
+{
+	int rounds = 0;
+
+	memset(w->asked, 0, sizeof(w->asked));
+	w->repeated = false;
+	for (;;) {
+		siw_rx_decide_end(s, h, e);
+		if (e->need == SIW_RX_NEED_NONE || rounds++ > SIW_RX_NEED_MAX)
+			break;
+		ask(w, s, e->need);
+		switch (e->need) {
+		case SIW_RX_NEED_ORQ_POP:
+			w->orq_add = e->orq_add;
+			w->orq_pop = e->orq_pop;
+			if (e->orq_pop && w->orq_have) {
+				s->read.popped = true;
+				s->read.rtr = w->orq_rtr;
+				s->read.local_inv = w->orq_inv;
+				s->read.sink_stag = w->orq_stag;
+				s->read.len = w->orq_len;
+			}
+			break;
+		case SIW_RX_NEED_INVAL:
+			w->inval_stag = e->inval_stag;
+			s->inval_ok = w->inval_ok;
+			break;
+		default:
+			break;
+		}
+		s->known |= SIW_RX_KNOWS(e->need);
+	}
+}
+
+static void snap_init(struct siw_rx_snap *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->msn[SIW_QN_SEND] = 5;
+	s->msn[SIW_QN_RREQ] = 9;
+	s->msn[SIW_QN_TERM] = 1;
+}
+
+static const struct siw_mem_view good_mem = {
+	.valid = true, .same_pd = true, .access = true,
+	.base = 0x1000, .len = 0x1000,
+};
+
+/* Decides the header of h against s and w; returns the code. */
+static enum siw_term_code run(struct world *w, struct siw_rx_snap s,
+			      const struct siw_hdr *h, struct siw_rx_dec *d)
+{
+	begin(w, &s, h, d);
+	return d->need == SIW_RX_NEED_NONE && !w->repeated ? d->code :
+							     SIW_TERM_NEED_MORE;
+}
+
+static void test_write(void)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_WRITE, .tagged = true,
+			     .last = true, .stag = 0x42, .to = 0x1800,
+			     .payload_len = 0x800 };
+	struct world w = { .mem = good_mem };
+	struct siw_rx_snap s;
+	struct siw_rx_dec d;
+
+	snap_init(&s);
+	ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "M") &&
+	   d.place == SIW_RX_PLACE_TAGGED && d.mem.to == 0x1800 &&
+	   w.mem_req.kind == SIW_RX_MEM_WRITE_SINK && w.mem_req.stag == 0x42 &&
+	   w.mem_req.len == 0x800,
+	   "write: asks for the STag's memory (remote write), placed at TO");
+	h.payload_len++;
+	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_BASE_BOUNDS &&
+	   d.place == SIW_RX_PLACE_NONE,
+	   "write: one byte past the region: DDP base/bounds, nothing placed");
+	w.mem.valid = false;
+	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_INVALID_STAG,
+	   "write: invalid STag: DDP invalid STag");
+	h.payload_len = 0;
+	ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "M"),
+	   "write: zero bytes: the STag is looked up, never checked");
+	w.mem = good_mem;
+	w.mem.access = false;
+	h.payload_len = 1;
+	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_ACCESS,
+	   "write: no remote write right: RDMAP access violation");
+	w.mem = good_mem;
+	w.mem.same_pd = false;
+	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_STAG_NOT_ASSOC,
+	   "write: another PD's STag: DDP STag not associated");
+}
+
+static void test_read_resp(void)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_READ_RESP, .tagged = true,
+			     .stag = 0x77, .to = 0x1100, .payload_len = 0x100 };
+	struct world w = { .mem = good_mem, .orq_have = true,
+			   .orq_stag = 0x77, .orq_to = 0x1000,
+			   .orq_len = 0x300, .orq_done = 0x100 };
+	struct siw_rx_snap s;
+	struct siw_rx_dec d;
+
+	snap_init(&s);
+	ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "OM") &&
+	   d.place == SIW_RX_PLACE_TAGGED &&
+	   w.mem_req.kind == SIW_RX_MEM_READ_SINK && d.mem.to == 0x1100,
+	   "read response: the oldest Read's sink at the offset reached, "
+	   "then its memory (local write)");
+	h.to = 0x1000;
+	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_INVALID_STAG &&
+	   !strcmp(w.asked, "O"),
+	   "read response: at the sink's start after 256 bytes: invalid "
+	   "STag, no memory looked up");
+	h.to = 0x1100;
+	h.payload_len = 0x201;
+	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_BASE_BOUNDS,
+	   "read response: one byte more than the Read has left: bounds");
+	h.stag = 0x78;
+	h.payload_len = 0x10;
+	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_INVALID_STAG,
+	   "read response: another STag than the sink's: invalid STag");
+	w.orq_have = false;
+	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OPCODE,
+	   "read response: no Read outstanding: unexpected opcode");
+	w.orq_have = true;
+	h.stag = 0x77;
+	h.payload_len = 0;
+	ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "O") &&
+	   d.place == SIW_RX_PLACE_NONE,
+	   "read response: zero bytes: no memory looked up, nothing placed");
+	w.orq_done = 0x400;
+	h.payload_len = 1;
+	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_BASE_BOUNDS,
+	   "read response: done bytes past the Read's length: bounds");
+}
+
+static void test_send(void)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_SEND, .qn = SIW_QN_SEND,
+			     .msn = 5, .mo = 0, .payload_len = 100 };
+	struct world w = { .rqe_posted = true, .rqe_len = 300 };
+	struct siw_rx_snap s, held;
+	struct siw_rx_dec d;
+
+	snap_init(&s);
+	s.mo = 77;	/* left over from the last message */
+	ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "R") &&
+	   d.place == SIW_RX_PLACE_RQE && d.mo == 0,
+	   "send: the first segment takes a receive element, MO starts at 0");
+	h.msn = 6;
+	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_RANGE &&
+	   !strcmp(w.asked, "R"),
+	   "send: the next MSN but one: out of range (after the element "
+	   "was taken)");
+	h.msn = 5;
+	w.rqe_posted = false;
+	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_NO_BUF,
+	   "send: nothing posted: no buffer");
+	h.mo = 100;
+	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_NO_BUF &&
+	   !w.asked[0],
+	   "send: a middle segment with no message begun: no buffer, no "
+	   "element taken");
+	h.msn = 4;
+	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_RANGE,
+	   "send: a middle segment of an old MSN: out of range");
+	h.msn = 5;
+	h.mo = 0;
+	w.rqe_posted = true;
+	h.payload_len = 301;
+	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_TOO_LONG,
+	   "send: longer than the element: too long");
+
+	held = s;
+	held.rqe_held = true;
+	held.rqe_len = 300;
+	held.mo = 100;
+	h.mo = 100;
+	h.payload_len = 200;
+	ok(run(&w, held, &h, &d) == SIW_TERM_OK && !w.asked[0] &&
+	   d.place == SIW_RX_PLACE_RQE && d.mo == 100,
+	   "send: the next segment goes to the held element, none taken");
+	h.payload_len = 201;
+	ok(run(&w, held, &h, &d) == SIW_TERM_DDP_UT_TOO_LONG,
+	   "send: the next segment one byte past the element: too long");
+	h.mo = 99;
+	h.payload_len = 1;
+	ok(run(&w, held, &h, &d) == SIW_TERM_DDP_UT_INVALID_MO,
+	   "send: a segment at another MO than the one that follows: "
+	   "invalid MO");
+	h.mo = 100;
+	h.msn = 6;
+	ok(run(&w, held, &h, &d) == SIW_TERM_DDP_UT_MSN_RANGE,
+	   "send: the held message's segment with another MSN: out of range");
+}
+
+static void test_read_req(void)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_READ_REQ, .qn = SIW_QN_RREQ,
+			     .last = true, .msn = 9,
+			     .rreq = { .sink_stag = 1, .size = 0x100,
+				       .src_stag = 0x55, .src_to = 0x1f00 } };
+	struct world w = { .mem = good_mem, .irq_queued = 1, .ird = 2,
+			   .irq_size = 4 };
+	struct siw_rx_snap s;
+	struct siw_rx_dec d;
+
+	snap_init(&s);
+	ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "IM") &&
+	   w.mem_req.kind == SIW_RX_MEM_READ_SOURCE &&
+	   w.mem_req.stag == 0x55 && d.place == SIW_RX_PLACE_NONE,
+	   "read request: within the IRD, its source checked (remote read)");
+	h.msn = 10;
+	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_RANGE && !w.asked[0],
+	   "read request: wrong MSN: out of range, IRD not looked at");
+	h.msn = 9;
+	w.irq_queued = 2;
+	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_CATASTROPHIC_STREAM &&
+	   !strcmp(w.asked, "I"),
+	   "read request: IRD in use: catastrophic, localized to the stream");
+	w.irq_queued = 1;
+	w.ird = 8;
+	w.irq_size = 1;
+	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_CATASTROPHIC_STREAM,
+	   "read request: the IRD is capped by the queue's slots");
+	w.irq_size = 4;
+	h.rreq.size = 0x101;
+	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_BASE_BOUNDS,
+	   "read request: source one byte past the region: RDMAP bounds");
+	w.mem.access = false;
+	h.rreq.size = 1;
+	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_ACCESS,
+	   "read request: no remote read right: RDMAP access violation");
+	w.mem.valid = false;
+	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_INVALID_STAG,
+	   "read request: invalid source STag: RDMAP invalid STag");
+	h.rreq.size = 0;
+	ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "I"),
+	   "read request: zero bytes: no memory looked up");
+}
+
+static void test_rtr(void)
+{
+	struct siw_hdr wr = { .opcode = SIW_RDMAP_WRITE, .tagged = true,
+			      .last = true, .stag = 0xdead };
+	struct siw_hdr rd = { .opcode = SIW_RDMAP_READ_REQ, .qn = SIW_QN_RREQ,
+			      .last = true, .msn = 9 };
+	struct siw_hdr sd = { .opcode = SIW_RDMAP_SEND, .qn = SIW_QN_SEND,
+			      .last = true, .msn = 5 };
+	struct siw_hdr tm = { .opcode = SIW_RDMAP_TERMINATE,
+			      .qn = SIW_QN_TERM, .last = true, .msn = 1 };
+	struct world w = { .ird = 1, .irq_size = 1 };
+	struct siw_rx_snap s;
+	struct siw_rx_dec d;
+
+	snap_init(&s);
+	s.rtr_await = SIW_RTR_WRITE;
+	ok(run(&w, s, &wr, &d) == SIW_TERM_OK && d.rtr_frame && !w.asked[0],
+	   "rtr: the awaited zero-length Write, no STag looked up");
+	wr.last = false;
+	ok(run(&w, s, &wr, &d) == SIW_TERM_MPA_NO_RTR,
+	   "rtr: a Write RTR without L: no matching RTR");
+	wr.last = true;
+	wr.payload_len = 1;
+	ok(run(&w, s, &wr, &d) == SIW_TERM_MPA_NO_RTR,
+	   "rtr: a Write RTR with a byte: no matching RTR");
+	ok(run(&w, s, &sd, &d) == SIW_TERM_MPA_NO_RTR && !w.asked[0],
+	   "rtr: a Send when a Write is awaited: no matching RTR");
+	ok(run(&w, s, &tm, &d) == SIW_TERM_OK &&
+	   d.place == SIW_RX_PLACE_TERM && !d.rtr_frame,
+	   "rtr: a Terminate is taken while an RTR is awaited");
+	s.rtr_await = SIW_RTR_READ;
+	ok(run(&w, s, &rd, &d) == SIW_TERM_OK && d.rtr_frame &&
+	   !strcmp(w.asked, "I"),
+	   "rtr: the awaited zero-length Read goes on as a Read Request");
+	w.irq_queued = 1;
+	ok(run(&w, s, &rd, &d) == SIW_TERM_RDMAP_CATASTROPHIC_STREAM,
+	   "rtr: a Read RTR counts against the IRD");
+	rd.rreq.size = 1;
+	ok(run(&w, s, &rd, &d) == SIW_TERM_MPA_NO_RTR,
+	   "rtr: a Read RTR of one byte: no matching RTR");
+	s.rtr_await = SIW_RTR_SEND;
+	ok(run(&w, s, &sd, &d) == SIW_TERM_OK && d.rtr_frame &&
+	   !w.asked[0] && d.place == SIW_RX_PLACE_NONE,
+	   "rtr: the awaited zero-length Send takes no receive element");
+	sd.msn = 6;
+	ok(run(&w, s, &sd, &d) == SIW_TERM_DDP_UT_MSN_RANGE,
+	   "rtr: a Send RTR with the wrong MSN: out of range");
+	sd.msn = 5;
+	sd.mo = 4;
+	ok(run(&w, s, &sd, &d) == SIW_TERM_MPA_NO_RTR,
+	   "rtr: a Send RTR at MO 4: no matching RTR");
+}
+
+static void test_other(void)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_TERMINATE, .qn = SIW_QN_TERM,
+			     .last = true, .msn = 1, .payload_len = 12 };
+	struct world w = { 0 };
+	struct siw_rx_snap s;
+	struct siw_rx_dec d;
+
+	snap_init(&s);
+	ok(run(&w, s, &h, &d) == SIW_TERM_OK && d.place == SIW_RX_PLACE_TERM &&
+	   !w.asked[0], "terminate: kept, nothing looked up");
+	h.opcode = 0x9;
+	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OPCODE,
+	   "a reserved opcode: unexpected opcode");
+	ok(!strcmp(siw_rx_need_name(SIW_RX_NEED_INVAL), "invalidation") &&
+	   !strcmp(siw_rx_need_name(SIW_RX_NEED_NUM), "?"),
+	   "need names, and none past the last");
+}
+
+static void test_end_send(void)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_SEND, .qn = SIW_QN_SEND,
+			     .msn = 5, .mo = 100, .payload_len = 50 };
+	struct world w = { .inval_ok = true };
+	struct siw_rx_snap s;
+	struct siw_rx_end e;
+
+	snap_init(&s);
+	s.rqe_held = true;
+	s.mo = 100;
+	end(&w, &s, &h, &e);
+	ok(e.mo == 150 && e.msn[SIW_QN_SEND] == 5 && !e.rqe_complete &&
+	   !w.asked[0], "send end: a middle segment moves MO on, no more");
+	h.last = true;
+	snap_init(&s);
+	s.rqe_held = true;
+	s.mo = 100;
+	end(&w, &s, &h, &e);
+	ok(e.msn[SIW_QN_SEND] == 6 && e.rqe_complete &&
+	   e.rqe_status == SIW_RX_WC_SUCCESS && e.rqe_se == SIW_RX_SE_CLEAR &&
+	   !e.rqe_inval && e.code == SIW_TERM_OK && !w.asked[0],
+	   "send end: the last segment completes the receive, MSN + 1");
+	h.opcode = SIW_RDMAP_SEND_SE;
+	end(&w, &s, &h, &e);
+	ok(e.rqe_complete && e.rqe_se == SIW_RX_SE_SET,
+	   "send end: with SE the completion is solicited");
+	h.opcode = SIW_RDMAP_SEND_SE_INV;
+	h.rsvd_ulp = 0xabcd;
+	end(&w, &s, &h, &e);
+	ok(!strcmp(w.asked, "V") && w.inval_stag == 0xabcd &&
+	   e.rqe_complete && e.rqe_status == SIW_RX_WC_SUCCESS &&
+	   e.rqe_inval == 0xabcd && e.rqe_se == SIW_RX_SE_SET,
+	   "send end: with Invalidate the STag goes first and is reported");
+	w.inval_ok = false;
+	s.known = 0;
+	end(&w, &s, &h, &e);
+	ok(e.rqe_complete && e.rqe_status == SIW_RX_WC_REM_INV_REQ_ERR &&
+	   !e.rqe_inval && e.rqe_se == SIW_RX_SE_KEEP &&
+	   e.code == SIW_TERM_RDMAP_PROT_INVALIDATE &&
+	   e.msn[SIW_QN_SEND] == 6,
+	   "send end: an STag that cannot be invalidated fails the receive "
+	   "and terminates (protection, STag cannot be invalidated)");
+	h.last = false;
+	s.known = 0;
+	end(&w, &s, &h, &e);
+	ok(!w.asked[0] && !e.rqe_complete,
+	   "send end: invalidation waits for the last segment");
+}
+
+static void test_end_read(void)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_READ_RESP, .tagged = true,
+			     .stag = 0x77, .payload_len = 64 };
+	struct world w = { .orq_have = true, .orq_stag = 0x77,
+			   .orq_len = 128, .inval_ok = true };
+	struct siw_rx_snap s;
+	struct siw_rx_end e;
+
+	snap_init(&s);
+	end(&w, &s, &h, &e);
+	ok(!strcmp(w.asked, "P") && w.orq_add == 64 && !w.orq_pop &&
+	   !e.read_complete && !e.tx_schedule,
+	   "read end: a middle segment adds its bytes to the Read");
+	h.last = true;
+	snap_init(&s);
+	end(&w, &s, &h, &e);
+	ok(w.orq_pop && e.read_complete && e.read_bytes == 128 &&
+	   e.read_status == SIW_RX_WC_SUCCESS && e.tx_schedule && !e.fatal,
+	   "read end: the last segment completes the Read, the SQ goes on");
+	w.orq_inv = true;
+	snap_init(&s);
+	end(&w, &s, &h, &e);
+	ok(!strcmp(w.asked, "PV") && w.inval_stag == 0x77 &&
+	   e.read_status == SIW_RX_WC_SUCCESS,
+	   "read end: Read with local invalidate invalidates the sink");
+	w.inval_ok = false;
+	snap_init(&s);
+	end(&w, &s, &h, &e);
+	ok(e.read_complete && e.read_status == SIW_RX_WC_LOC_PROT_ERR &&
+	   e.fatal && !e.tx_schedule,
+	   "read end: a sink that cannot be invalidated fails Read and QP");
+	w.orq_inv = false;
+	w.orq_rtr = true;
+	snap_init(&s);
+	end(&w, &s, &h, &e);
+	ok(!e.read_complete && e.rtr_answered && e.tx_schedule,
+	   "read end: our RTR answered completes nothing");
+}
+
+static void test_end_other(void)
+{
+	struct siw_hdr rq = { .opcode = SIW_RDMAP_READ_REQ, .qn = SIW_QN_RREQ,
+			      .last = true, .msn = 9 };
+	struct siw_hdr tm = { .opcode = SIW_RDMAP_TERMINATE,
+			      .qn = SIW_QN_TERM, .last = true, .msn = 1 };
+	struct siw_hdr wr = { .opcode = SIW_RDMAP_WRITE, .tagged = true,
+			      .last = true, .payload_len = 9 };
+	struct siw_hdr sd = { .opcode = SIW_RDMAP_SEND, .qn = SIW_QN_SEND,
+			      .last = true, .msn = 5 };
+	struct world w = { .orq_have = true, .orq_len = 8 };
+	struct siw_rx_snap s;
+	struct siw_rx_end e;
+
+	snap_init(&s);
+	end(&w, &s, &wr, &e);
+	ok(!w.asked[0] && !e.tx_schedule && !e.fatal && e.mo == s.mo &&
+	   !memcmp(e.msn, s.msn, sizeof(e.msn)),
+	   "write end: nothing completes, no state moves");
+	end(&w, &s, &rq, &e);
+	ok(e.msn[SIW_QN_RREQ] == 10 && e.irq_push && e.tx_schedule,
+	   "read request end: MSN + 1, queued for its Response");
+	end(&w, &s, &tm, &e);
+	ok(!strcmp(w.asked, "P") && w.orq_pop && !w.orq_add &&
+	   e.peer_term && e.read_complete &&
+	   e.read_status == SIW_RX_WC_REM_ACCESS_ERR && !e.read_bytes &&
+	   e.stream_dead && e.fatal,
+	   "terminate end: the oldest Read fails (remote access), the QP "
+	   "and the stream end");
+	w.orq_have = false;
+	snap_init(&s);
+	end(&w, &s, &tm, &e);
+	ok(e.peer_term && !e.read_complete && e.fatal,
+	   "terminate end: no Read outstanding, none completed");
+	w.orq_have = true;
+	w.orq_rtr = true;
+	snap_init(&s);
+	end(&w, &s, &tm, &e);
+	ok(!e.read_complete && e.fatal,
+	   "terminate end: the RTR Read has no request to complete");
+
+	snap_init(&s);
+	s.rtr_await = SIW_RTR_SEND;
+	s.rtr_frame = true;
+	end(&w, &s, &sd, &e);
+	ok(e.rtr_received && !e.rtr_await && e.msn[SIW_QN_SEND] == 6 &&
+	   !e.rqe_complete,
+	   "rtr end: a Send RTR takes its MSN, completes no receive");
+	s.rtr_await = SIW_RTR_WRITE;
+	wr.payload_len = 0;
+	end(&w, &s, &wr, &e);
+	ok(e.rtr_received && !e.rtr_await && !e.tx_schedule,
+	   "rtr end: a Write RTR only lets the QP transmit");
+	s.rtr_await = SIW_RTR_READ;
+	end(&w, &s, &rq, &e);
+	ok(e.rtr_received && e.irq_push && e.msn[SIW_QN_RREQ] == 10,
+	   "rtr end: a Read RTR is queued for its Response");
+}
+
+int main(void)
+{
+	printf("TAP version 13\n");
+	test_write();
+	test_read_resp();
+	test_send();
+	test_read_req();
+	test_rtr();
+	test_other();
+	test_end_send();
+	test_end_read();
+	test_end_other();
+	printf("1..%u\n", n_tests);
+	return n_failed ? 1 : 0;
+}

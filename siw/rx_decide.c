@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+/*
+ * The receive path's per-segment decisions, over a snapshot of the QP's
+ * receive state (rx_decide.h). Part of the protocol core: plain C, built
+ * into siw.ko and into the host's unit tests and fuzzers, so that the
+ * code the fuzzer drives is the code the module runs.
+ *
+ * TCP delivers in order, so each untagged queue expects exactly one MSN
+ * next, and each Send message's segments arrive at increasing MO; a Read
+ * Response belongs to the oldest outstanding Read; a Read Request takes
+ * one of the IRD slots agreed until its Response is sent. The checks are
+ * the core's (ddp_check.c, rx_stream.c); this file says which apply to a
+ * segment, in which order, and what follows from it.
+ */
+#include "rx_decide.h"
+
+static bool knows(const struct siw_rx_snap *s, enum siw_rx_need need)
+{
+	return s->known & SIW_RX_KNOWS(need);
+}
+
+/*
+ * Responder in peer-to-peer mode: the first FPDU must be the RTR chosen
+ * in the MPA reply (RFC 6581 section 8), a one-segment zero-length
+ * message. A Read RTR goes on as a Read Request and is answered like one;
+ * a Send RTR takes its MSN but no receive element.
+ */
+static enum siw_term_code check_rtr(const struct siw_rx_snap *s,
+				    const struct siw_hdr *h,
+				    struct siw_rx_dec *d)
+{
+	bool ok;
+
+	switch (s->rtr_await) {
+	case SIW_RTR_WRITE:
+		ok = h->opcode == SIW_RDMAP_WRITE && !h->payload_len;
+		break;
+	case SIW_RTR_READ:
+		ok = h->opcode == SIW_RDMAP_READ_REQ && !h->rreq.size;
+		break;
+	case SIW_RTR_SEND:
+		ok = h->opcode == SIW_RDMAP_SEND && !h->payload_len && !h->mo;
+		break;
+	default:
+		ok = false;
+	}
+	if (!ok || !h->last)
+		return SIW_TERM_MPA_NO_RTR;
+	d->rtr_frame = true;
+	if (h->opcode == SIW_RDMAP_SEND)
+		return siw_ddp_check_msn(s->msn[SIW_QN_SEND], h->msn, true);
+	return SIW_TERM_OK;
+}
+
+/* Asks for the memory of a tagged access; true once it is known. */
+static bool want_mem(const struct siw_rx_snap *s, struct siw_rx_dec *d,
+		     enum siw_rx_mem_kind kind, u32 stag, u64 to, u64 len)
+{
+	d->mem.kind = kind;
+	d->mem.stag = stag;
+	d->mem.to = to;
+	d->mem.len = len;
+	if (knows(s, SIW_RX_NEED_MEM))
+		return true;
+	d->need = SIW_RX_NEED_MEM;
+	return false;
+}
+
+/*
+ * A Send segment. The first segment of a message (MO 0, no element held)
+ * takes a receive element, if one is posted, before its MSN is checked.
+ * Later segments go to the held element, at the MO that follows the last.
+ */
+static void decide_send(const struct siw_rx_snap *s, const struct siw_hdr *h,
+			struct siw_rx_dec *d)
+{
+	u32 expect_mo = s->mo;
+
+	if (!s->rqe_held) {
+		bool got;
+
+		if (h->mo == 0 && !knows(s, SIW_RX_NEED_RQE)) {
+			d->need = SIW_RX_NEED_RQE;
+			return;
+		}
+		got = h->mo == 0 && s->rqe_taken;
+		d->code = siw_ddp_check_msn(s->msn[SIW_QN_SEND], h->msn, got);
+		if (d->code != SIW_TERM_OK)
+			return;
+		d->mo = 0;
+		expect_mo = 0;
+	} else {
+		d->code = siw_ddp_check_msn(s->msn[SIW_QN_SEND], h->msn, true);
+		if (d->code != SIW_TERM_OK)
+			return;
+	}
+	d->code = siw_ddp_check_mo(expect_mo, h->mo);
+	if (d->code != SIW_TERM_OK)
+		return;
+	d->code = siw_ddp_check_untagged_len(s->rqe_len, h->mo, h->payload_len);
+	if (d->code == SIW_TERM_OK)
+		d->place = SIW_RX_PLACE_RQE;
+}
+
+/* A Read Response: for the oldest outstanding Read, into its sink. */
+static void decide_read_resp(const struct siw_rx_snap *s,
+			     const struct siw_hdr *h, struct siw_rx_dec *d)
+{
+	u64 left;
+
+	if (!knows(s, SIW_RX_NEED_ORQ)) {
+		d->need = SIW_RX_NEED_ORQ;
+		return;
+	}
+	/* Done never passes the length; were it to, nothing is left. */
+	left = s->orq.done < s->orq.len ? s->orq.len - s->orq.done : 0;
+	d->code = siw_check_read_resp(s->orq.have, s->orq.sink_stag,
+				      s->orq.sink_to + s->orq.done, left, h);
+	if (d->code != SIW_TERM_OK || !h->payload_len)
+		return;
+	if (!want_mem(s, d, SIW_RX_MEM_READ_SINK, h->stag, h->to,
+		      h->payload_len))
+		return;
+	d->code = siw_check_tagged(&s->mem, h->to, h->payload_len,
+				   SIW_TAG_SINK);
+	if (d->code == SIW_TERM_OK)
+		d->place = SIW_RX_PLACE_TAGGED;
+}
+
+/* A Read Request: in sequence, within the IRD, from readable memory. */
+static void decide_read_req(const struct siw_rx_snap *s,
+			    const struct siw_hdr *h, struct siw_rx_dec *d)
+{
+	u32 ird = s->ird < s->irq_size ? s->ird : s->irq_size;
+
+	d->code = siw_ddp_check_msn(s->msn[SIW_QN_RREQ], h->msn, true);
+	if (d->code != SIW_TERM_OK)
+		return;
+	if (!knows(s, SIW_RX_NEED_IRQ)) {
+		d->need = SIW_RX_NEED_IRQ;
+		return;
+	}
+	d->code = siw_check_ird(s->irq_queued, ird);
+	if (d->code != SIW_TERM_OK || !h->rreq.size)
+		return;
+	if (!want_mem(s, d, SIW_RX_MEM_READ_SOURCE, h->rreq.src_stag,
+		      h->rreq.src_to, h->rreq.size))
+		return;
+	d->code = siw_check_tagged(&s->mem, h->rreq.src_to, h->rreq.size,
+				   SIW_TAG_SOURCE);
+}
+
+void siw_rx_decide_begin(const struct siw_rx_snap *s, const struct siw_hdr *h,
+			 struct siw_rx_dec *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->code = SIW_TERM_OK;
+	d->mo = s->mo;
+
+	if (s->rtr_await && h->opcode != SIW_RDMAP_TERMINATE) {
+		d->code = check_rtr(s, h, d);
+		if (d->code != SIW_TERM_OK || h->opcode != SIW_RDMAP_READ_REQ)
+			return;
+	}
+
+	switch (h->opcode) {
+	case SIW_RDMAP_WRITE:
+		/* The STag is looked up even for zero bytes, never checked. */
+		if (!want_mem(s, d, SIW_RX_MEM_WRITE_SINK, h->stag, h->to,
+			      h->payload_len))
+			return;
+		d->code = siw_check_tagged(&s->mem, h->to, h->payload_len,
+					   SIW_TAG_SINK);
+		if (d->code == SIW_TERM_OK)
+			d->place = SIW_RX_PLACE_TAGGED;
+		return;
+	case SIW_RDMAP_READ_RESP:
+		decide_read_resp(s, h, d);
+		return;
+	case SIW_RDMAP_SEND:
+	case SIW_RDMAP_SEND_INV:
+	case SIW_RDMAP_SEND_SE:
+	case SIW_RDMAP_SEND_SE_INV:
+		decide_send(s, h, d);
+		return;
+	case SIW_RDMAP_READ_REQ:
+		decide_read_req(s, h, d);
+		return;
+	case SIW_RDMAP_TERMINATE:
+		d->place = SIW_RX_PLACE_TERM;
+		return;
+	default:
+		d->code = SIW_TERM_RDMAP_OPCODE;
+		return;
+	}
+}
+
+/*
+ * The last byte of a Read Response arrived: the Read completes, unless it
+ * was our own RTR (no work request behind it). A Read with local
+ * invalidate invalidates its sink's STag first, as iWARP RNICs do (ib_core's
+ * rdma_rw relies on it); a sink that cannot be invalidated fails the Read
+ * and the QP.
+ */
+static void end_read_resp(const struct siw_rx_snap *s, const struct siw_hdr *h,
+			  struct siw_rx_end *e)
+{
+	e->orq_add = h->payload_len;
+	e->orq_pop = h->last;
+	if (!knows(s, SIW_RX_NEED_ORQ_POP)) {
+		e->need = SIW_RX_NEED_ORQ_POP;
+		return;
+	}
+	if (!s->read.popped)
+		return;
+	if (s->read.rtr) {
+		e->rtr_answered = true;
+		e->tx_schedule = true;
+		return;
+	}
+	if (s->read.local_inv) {
+		e->inval_stag = s->read.sink_stag;
+		if (!knows(s, SIW_RX_NEED_INVAL)) {
+			e->need = SIW_RX_NEED_INVAL;
+			return;
+		}
+	}
+	e->read_complete = true;
+	e->read_bytes = s->read.len;
+	if (s->read.local_inv && !s->inval_ok) {
+		e->read_status = SIW_RX_WC_LOC_PROT_ERR;
+		e->fatal = true;
+		return;
+	}
+	e->read_status = SIW_RX_WC_SUCCESS;
+	/* An ORD slot is free: the send queue may go on. */
+	e->tx_schedule = true;
+}
+
+/*
+ * A Send segment ended: the MO moves on; the last segment completes the
+ * message. With Invalidate, the named STag is invalidated first; one that
+ * cannot be (RFC 5040 section 5.3) fails the receive and the stream.
+ */
+static void end_send(const struct siw_rx_snap *s, const struct siw_hdr *h,
+		     struct siw_rx_end *e)
+{
+	const struct siw_op_info *op = siw_op_info(h->opcode);
+	bool se = h->opcode == SIW_RDMAP_SEND_SE ||
+		  h->opcode == SIW_RDMAP_SEND_SE_INV;
+
+	e->mo = s->mo + h->payload_len;
+	if (!h->last)
+		return;
+	e->msn[SIW_QN_SEND]++;
+	e->rqe_complete = true;
+	if (op->inval) {
+		e->inval_stag = h->rsvd_ulp;
+		if (!knows(s, SIW_RX_NEED_INVAL)) {
+			e->need = SIW_RX_NEED_INVAL;
+			return;
+		}
+		if (!s->inval_ok) {
+			e->rqe_status = SIW_RX_WC_REM_INV_REQ_ERR;
+			e->rqe_se = SIW_RX_SE_KEEP;
+			e->code = SIW_TERM_RDMAP_PROT_INVALIDATE;
+			return;
+		}
+		e->rqe_inval = h->rsvd_ulp;
+	}
+	e->rqe_status = SIW_RX_WC_SUCCESS;
+	e->rqe_se = se ? SIW_RX_SE_SET : SIW_RX_SE_CLEAR;
+}
+
+/*
+ * The peer's Terminate ends the connection. A Read still outstanding will
+ * never be answered: the oldest completes with a remote access error.
+ */
+static void end_terminate(const struct siw_rx_snap *s, struct siw_rx_end *e)
+{
+	e->peer_term = true;
+	e->orq_pop = true;
+	if (!knows(s, SIW_RX_NEED_ORQ_POP)) {
+		e->need = SIW_RX_NEED_ORQ_POP;
+		return;
+	}
+	if (s->read.popped && !s->read.rtr) {
+		e->read_complete = true;
+		e->read_status = SIW_RX_WC_REM_ACCESS_ERR;
+		e->read_bytes = 0;
+	}
+	e->stream_dead = true;
+	e->fatal = true;
+}
+
+void siw_rx_decide_end(const struct siw_rx_snap *s, const struct siw_hdr *h,
+		       struct siw_rx_end *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->code = SIW_TERM_OK;
+	memcpy(e->msn, s->msn, sizeof(e->msn));
+	e->mo = s->mo;
+	e->rtr_await = s->rtr_await;
+
+	if (s->rtr_frame) {
+		e->rtr_await = 0;
+		e->rtr_received = true;
+		if (h->opcode == SIW_RDMAP_SEND) {
+			e->msn[SIW_QN_SEND]++;
+			return;
+		}
+		/* A Read RTR is answered like any Read Request, below. */
+		if (h->opcode != SIW_RDMAP_READ_REQ)
+			return;
+	}
+
+	switch (h->opcode) {
+	case SIW_RDMAP_READ_RESP:
+		end_read_resp(s, h, e);
+		return;
+	case SIW_RDMAP_SEND:
+	case SIW_RDMAP_SEND_INV:
+	case SIW_RDMAP_SEND_SE:
+	case SIW_RDMAP_SEND_SE_INV:
+		end_send(s, h, e);
+		return;
+	case SIW_RDMAP_READ_REQ:
+		e->msn[SIW_QN_RREQ]++;
+		e->irq_push = true;
+		e->tx_schedule = true;
+		return;
+	case SIW_RDMAP_TERMINATE:
+		end_terminate(s, e);
+		return;
+	default:
+		/* A Write places its bytes and completes nothing. */
+		return;
+	}
+}
+
+const char *siw_rx_need_name(enum siw_rx_need need)
+{
+	static const char * const names[SIW_RX_NEED_NUM] = {
+		[SIW_RX_NEED_NONE] = "none",
+		[SIW_RX_NEED_ORQ] = "outstanding Read",
+		[SIW_RX_NEED_IRQ] = "Read Requests queued",
+		[SIW_RX_NEED_RQE] = "receive element",
+		[SIW_RX_NEED_MEM] = "memory",
+		[SIW_RX_NEED_ORQ_POP] = "outstanding Read done",
+		[SIW_RX_NEED_INVAL] = "invalidation",
+	};
+
+	return (unsigned int)need < SIW_RX_NEED_NUM ? names[need] : "?";
+}

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
+/*
+ * The receive path's decisions (rx_decide.c), part of the protocol core:
+ * which receive or outstanding Read a segment belongs to, the MSN, MO and
+ * length checks, the IRD, the peer-to-peer RTR, Send with Invalidate, a
+ * Read's completion and the peer's Terminate, as pure functions over a
+ * snapshot of the QP's receive state.
+ *
+ * The receiver (siw/rx.c in the module, the fuzzer and unit tests on the
+ * host) fills a struct siw_rx_snap with its own receive state, asks for a
+ * decision, and applies it. What the snapshot lacks is asked for one need
+ * at a time (enum siw_rx_need): the receiver takes the lock it needs,
+ * looks the thing up or does it, records the result in the snapshot,
+ * marks it known, and asks again. A decision never asks for the same
+ * thing twice, so the loop ends after at most SIW_RX_NEED_MAX rounds, and
+ * what is asked for, and in which order, is what rx.c used to take locks
+ * for: nothing is looked up that the segment does not need.
+ */
+#ifndef SIW_RX_DECIDE_H
+#define SIW_RX_DECIDE_H
+
+#include "proto.h"
+
+/* What a decision needs to know or have done before it can be taken. */
+enum siw_rx_need {
+	SIW_RX_NEED_NONE,	/* the decision is complete */
+	/* siw_rx_decide_begin() */
+	SIW_RX_NEED_ORQ,	/* the oldest outstanding Read: snap.orq */
+	SIW_RX_NEED_IRQ,	/* Read Requests not yet answered: snap.irq_* */
+	SIW_RX_NEED_RQE,	/* take a receive element: snap.rqe_taken */
+	SIW_RX_NEED_MEM,	/* look up dec.mem: snap.mem */
+	/* siw_rx_decide_end() */
+	SIW_RX_NEED_ORQ_POP,	/* account end.orq_add, pop if end.orq_pop */
+	SIW_RX_NEED_INVAL,	/* invalidate end.inval_stag: snap.inval_ok */
+	SIW_RX_NEED_NUM
+};
+
+#define SIW_RX_KNOWS(need)	(1U << (need))
+#define SIW_RX_NEED_MAX		3	/* needs of one decision, at most */
+
+/* The memory a tagged access needs, and the rights asked of it. */
+enum siw_rx_mem_kind {
+	SIW_RX_MEM_WRITE_SINK,	/* RDMA Write: STag, remote write */
+	SIW_RX_MEM_READ_SINK,	/* Read Response: local key, local write */
+	SIW_RX_MEM_READ_SOURCE,	/* Read Request: STag, remote read */
+};
+
+/* Where the payload of an accepted FPDU goes. */
+enum siw_rx_place {
+	SIW_RX_PLACE_NONE,	/* none comes (Read Request, zero length) */
+	SIW_RX_PLACE_TAGGED,	/* into dec.mem from dec.mem.to on */
+	SIW_RX_PLACE_RQE,	/* into the held receive element at h->mo */
+	SIW_RX_PLACE_TERM,	/* a peer's Terminate: kept for the log */
+};
+
+/* Completion status of a work request, as the decision sees it. */
+enum siw_rx_wc {
+	SIW_RX_WC_SUCCESS,
+	SIW_RX_WC_LOC_PROT_ERR,		/* Read with Invalidate: cannot */
+	SIW_RX_WC_REM_ACCESS_ERR,	/* the peer terminated the Read */
+	SIW_RX_WC_REM_INV_REQ_ERR,	/* Send with Invalidate: cannot */
+};
+
+/* The solicited flag of a completed receive. */
+enum siw_rx_se {
+	SIW_RX_SE_KEEP,		/* as posted */
+	SIW_RX_SE_CLEAR,
+	SIW_RX_SE_SET,
+};
+
+/* The QP's receive state, by value. */
+struct siw_rx_snap {
+	/* Always filled in: the receiver's own state, no lock needed. */
+	u32 msn[SIW_QN_NUM];	/* next MSN expected per untagged queue */
+	u32 mo;			/* next MO of the Send being received */
+	bool rqe_held;		/* a receive element is held for it */
+	u64 rqe_len;		/* held or taken: the element's length */
+	u8 rtr_await;		/* p2p responder: SIW_RTR_* still awaited */
+	bool rtr_frame;		/* end: this FPDU was that RTR */
+
+	/* Filled in on demand; a bit SIW_RX_KNOWS(need) says so. */
+	u32 known;
+	struct {			/* SIW_RX_NEED_ORQ */
+		bool have;		/* a Read is outstanding */
+		u32 sink_stag;
+		u64 sink_to;		/* its sink's first byte */
+		u64 len;		/* its length */
+		u64 done;		/* response bytes placed so far */
+	} orq;
+	u32 irq_queued;		/* SIW_RX_NEED_IRQ: Requests not answered */
+	u32 ird;		/* the IRD agreed */
+	u32 irq_size;		/* slots for Requests */
+	bool rqe_taken;		/* SIW_RX_NEED_RQE: one was (rqe_len set) */
+	struct siw_mem_view mem;	/* SIW_RX_NEED_MEM */
+	struct {			/* SIW_RX_NEED_ORQ_POP */
+		bool popped;		/* an entry was taken off the ORQ */
+		bool rtr;		/* it was the p2p RTR, no request */
+		bool local_inv;		/* Read with local invalidate */
+		u32 sink_stag;
+		u64 len;
+	} read;
+	bool inval_ok;		/* SIW_RX_NEED_INVAL: it was invalidated */
+};
+
+/* A tagged access the decision needs checked. */
+struct siw_rx_mem {
+	enum siw_rx_mem_kind kind;
+	u32 stag;
+	u64 to;
+	u64 len;
+};
+
+/* The decision on a new FPDU's header. */
+struct siw_rx_dec {
+	enum siw_rx_need need;
+	enum siw_term_code code;	/* SIW_TERM_OK, or the Terminate */
+	enum siw_rx_place place;
+	struct siw_rx_mem mem;		/* NEED_MEM, PLACE_TAGGED */
+	/* State to store: */
+	u32 mo;				/* next MO of the Send */
+	bool rtr_frame;			/* the FPDU is the awaited RTR */
+};
+
+/* The decision at the end of an FPDU whose CRC was good. */
+struct siw_rx_end {
+	enum siw_rx_need need;
+	/* State to store: */
+	u32 msn[SIW_QN_NUM];
+	u32 mo;
+	u8 rtr_await;
+	/* The oldest outstanding Read: add bytes done, pop it (NEED_ORQ_POP). */
+	u32 orq_add;
+	bool orq_pop;
+	u32 inval_stag;			/* NEED_INVAL */
+	/* What to do, in this order: */
+	bool rtr_received;		/* the QP may transmit now */
+	bool peer_term;			/* the peer sent a Terminate */
+	bool rtr_answered;		/* the popped Read was our RTR */
+	bool read_complete;		/* complete the popped Read's request */
+	enum siw_rx_wc read_status;
+	u32 read_bytes;
+	bool rqe_complete;		/* complete the held receive element */
+	enum siw_rx_wc rqe_status;
+	u32 rqe_inval;			/* the STag it invalidated, or 0 */
+	enum siw_rx_se rqe_se;
+	enum siw_term_code code;	/* a Terminate to send, or OK */
+	bool irq_push;			/* queue the Request for its Response */
+	bool stream_dead;		/* nothing more is received */
+	bool fatal;			/* the QP goes to error */
+	bool tx_schedule;		/* the send queue may go on */
+};
+
+/*
+ * A new FPDU whose header passed siw_ddp_check(): is it acceptable, and
+ * where does its payload go? Until d->need is SIW_RX_NEED_NONE, fill in
+ * what it asks for, set its bit in s->known, and call again.
+ */
+void siw_rx_decide_begin(const struct siw_rx_snap *s, const struct siw_hdr *h,
+			 struct siw_rx_dec *d);
+
+/* The FPDU ended: what it completes and which state follows. Same loop. */
+void siw_rx_decide_end(const struct siw_rx_snap *s, const struct siw_hdr *h,
+		       struct siw_rx_end *e);
+
+const char *siw_rx_need_name(enum siw_rx_need need);
+
+#endif /* SIW_RX_DECIDE_H */
