@@ -1,47 +1,70 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 /*
  * libFuzzer target: the receive path on an arbitrary byte stream, cut into
- * arbitrary pieces, against a model of registered memory and queues.
+ * arbitrary pieces, against a QP whose state evolves segment by segment.
  *
- * The framing is the module's own (siw/rx_stream.c, with siw_ddp_check()
- * and the other core checks); the callbacks model what siw/rx.c does with
- * a QP: two registered regions (one remotely writable and readable, one
- * local only, as a Read's sink and a receive's buffer), four posted
- * receives of two SGEs, two outstanding RDMA Reads, and the IRD.
+ * The code under test is the module's own: the framing and header checks
+ * (siw/rx_stream.c, siw/ddp_check.c) and every per-segment decision
+ * (siw/rx_decide.c: which receive or outstanding Read a segment belongs
+ * to, MSN, MO and length, the IRD, the RTR, Send with Invalidate, a
+ * Read's completion, the peer's Terminate). What this file supplies is
+ * what siw/rx.c supplies in the module, over a model instead of a QP:
+ * looking things up for the decisions, applying them, placing bytes. The
+ * model: three registered regions (remotely writable and readable; local
+ * only, the sink of Reads and receives; a fast-register MR that may be
+ * invalidated, maybe of another PD), up to four posted receives of two
+ * SGEs, up to three outstanding Reads (any of them our RTR, or with local
+ * invalidate), the IRD, Read Requests answered now and then, and a p2p
+ * RTR awaited or not.
  *
- * Input: CFG_LEN bytes of configuration (CRC on or off, region bases and
- * lengths, receive SGEs, Read sinks, the IRD, the piece sizes), then the
- * stream. Checked:
- *   - nothing is written outside a registered region: every placement is
- *     checked against the region it targets (and the regions are exact
- *     allocations between guard bytes, under AddressSanitizer);
- *   - the parser never reads outside the piece it was handed;
- *   - every error ends in exactly one Terminate decision, with a valid
- *     Terminate code, and nothing completes or is placed after it;
- *   - every piece is consumed whole;
- *   - an FPDU ends only after all its payload was placed.
+ * Checked, besides what AddressSanitizer and UBSan see:
+ *   - nothing is written outside a registered region or past a receive
+ *     element, and a Send accepted as fitting always fits its SGEs;
+ *   - an untagged segment is accepted only with the MSN its queue
+ *     expects, at the MO that follows, inside its element;
+ *   - a tagged segment is accepted only inside a valid region of the PD
+ *     with the right access; a Read Response only for the oldest Read, at
+ *     the offset reached, within its length;
+ *   - Read Requests in the queue never exceed the IRD;
+ *   - a decision asks for each thing at most once, and only for what its
+ *     opcode needs;
+ *   - state never goes backwards: MSNs grow by one per message, MO by the
+ *     bytes received, the RTR once awaited is never awaited again;
+ *   - each receive and each Read completes at most once, only when held
+ *     or outstanding;
+ *   - every error ends in exactly one Terminate decision, whose code is a
+ *     valid layer/type/code of RFC 5040 section 7 / RFC 5041 section 7 /
+ *     RFC 5044 and 6581, a DDP tagged error only for a tagged header and
+ *     an untagged one only for an untagged header; nothing is placed,
+ *     decided or completed after it or after the peer's Terminate;
+ *   - every piece is consumed whole; an FPDU ends only after all its
+ *     payload was placed.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto.h"
+#include "rx_decide.h"
 
 #define CHECK(c) do { if (!(c)) abort(); } while (0)
 
-#define NREGION		2
+#define NREGION		3
 #define GUARD		64
 #define GUARD_BYTE	0xa5
 #define NRQE		4
 #define NSGE		2
-#define NORQ		2
-#define CFG_LEN		32
+#define NORQ		3
+#define NPIECE		7
+#define CFG_LEN		42
 
 struct region {
 	u32 stag;
 	u64 base;		/* tagged offset of its first byte */
 	u32 len;
 	bool remote;		/* remote write and read allowed */
+	bool other_pd;
+	bool frmr;		/* may be invalidated */
+	bool valid;
 	u8 *mem;		/* GUARD + len + GUARD bytes */
 };
 
@@ -51,20 +74,47 @@ struct sge {
 	u32 len;
 };
 
-struct model {
-	struct region r[NREGION];
-	struct sge rq[NRQE][NSGE];
-	u32 rq_get;
-	struct { u32 stag; u64 to; u32 size; } orq[NORQ];
-	u32 orq_get, orq_done;
-	u32 ird, irq_queued;
-	u32 msn_send, msn_rreq, mo;
-	bool have_rqe;
-	u32 sge_idx, sge_off;	/* Send placement cursor */
-	struct region *target;	/* tagged placement */
+struct rqe {
+	struct sge sge[NSGE];
+	bool completed;
+};
+
+struct orq_entry {
+	u32 stag;
 	u64 to;
+	u32 len;
+	bool rtr;
+	bool local_inv;
+	bool completed;
+};
+
+/* The QP, as far as the receive path sees it. */
+struct qp {
+	struct region r[NREGION];
+	struct rqe rq[NRQE];
+	u32 rq_posted, rq_get;
+	struct orq_entry orq[NORQ];
+	u32 orq_put, orq_get, orq_done;
+	u32 ird, irq_size, irq_put, irq_get;
+	u32 drain_every;
+
+	/* As struct siw_rx. */
+	u32 msn[SIW_QN_NUM];
+	u32 mo;
+	bool have_rqe;
+	u32 rqe;		/* index of the held element */
+	u32 rqe_bytes, sge_idx, sge_off;
+	u8 rtr_await;
+	bool rtr_frame;
+	struct region *mem;	/* placement target */
+	u64 to;
+
+	/* Bookkeeping of the checks. */
+	enum siw_rx_place place;
 	u32 placed;		/* payload bytes of this FPDU placed */
+	u64 rqe_len;		/* of the held element */
 	int fails;
+	bool peer_term, fatal;
 };
 
 /* One piece of the stream, as an skb would be. */
@@ -73,27 +123,75 @@ struct piece {
 	u32 len;
 };
 
-static struct region *region_of(struct model *m, u32 stag)
+static struct region *region_of(struct qp *q, u32 stag)
 {
 	int i;
 
 	for (i = 0; i < NREGION; i++)
-		if (m->r[i].stag == stag)
-			return &m->r[i];
+		if (q->r[i].stag == stag)
+			return &q->r[i];
 	return NULL;
 }
 
+/* As siw_mem_view_of(): what the core may know of a region. */
 static void view_of(const struct region *r, bool remote,
 		    struct siw_mem_view *v)
 {
 	memset(v, 0, sizeof(*v));
 	if (!r)
 		return;
-	v->valid = true;
-	v->same_pd = true;
+	v->valid = r->valid;
+	v->same_pd = !r->other_pd;
 	v->access = !remote || r->remote;
 	v->base = r->base;
 	v->len = r->len;
+}
+
+static u64 rqe_len(const struct rqe *e)
+{
+	u64 len = 0;
+	int i;
+
+	for (i = 0; i < NSGE; i++)
+		len += e->sge[i].len;
+	return len;
+}
+
+/* A valid Terminate code: one that RFC 5040/5041/5044/6581 define. */
+static bool term_valid(enum siw_term_code c)
+{
+	if (!siw_term_is_code(c) || (c & ~0x1ffff))
+		return false;
+	if (!strcmp(siw_term_name(c), "unknown"))
+		return false;
+	switch (siw_term_layer(c)) {
+	case SIW_TERM_LAYER_RDMAP:
+	case SIW_TERM_LAYER_DDP:
+		return siw_term_etype(c) <= 2;
+	case SIW_TERM_LAYER_LLP:
+		return siw_term_etype(c) == SIW_LLP_ET_MPA;
+	default:
+		return false;
+	}
+}
+
+/* Every Terminate decision, from the stream or from the decisions. */
+static void terminated(struct qp *q, const struct siw_rx_stream *s,
+		       enum siw_term_code code)
+{
+	CHECK(term_valid(code));
+	CHECK(s->hdr_have <= sizeof(s->hdr));
+	/* A DDP buffer error names the kind of buffer the header named. */
+	if (siw_term_layer(code) == SIW_TERM_LAYER_DDP && s->hdr_have >= 3) {
+		bool tagged = s->hdr[2] & SIW_DDP_FLAG_T;
+
+		if (siw_term_etype(code) == SIW_DDP_ET_TAGGED)
+			CHECK(tagged);
+		if (siw_term_etype(code) == SIW_DDP_ET_UNTAGGED)
+			CHECK(!tagged);
+	}
+	q->fails++;
+	CHECK(q->fails == 1);
 }
 
 static int op_copy(void *src, u32 off, void *dst, u32 n)
@@ -105,92 +203,198 @@ static int op_copy(void *src, u32 off, void *dst, u32 n)
 	return 0;
 }
 
-static u64 rqe_len(const struct model *m)
+static void snap_init(const struct qp *q, struct siw_rx_snap *s)
 {
-	const struct sge *s = m->rq[m->rq_get % NRQE];
-
-	return (u64)s[0].len + s[1].len;
+	memset(s, 0, sizeof(*s));
+	memcpy(s->msn, q->msn, sizeof(s->msn));
+	s->mo = q->mo;
+	s->rqe_held = q->have_rqe;
+	if (q->have_rqe)
+		s->rqe_len = rqe_len(&q->rq[q->rqe]);
+	s->rtr_await = q->rtr_await;
+	s->rtr_frame = q->rtr_frame;
 }
 
-static enum siw_term_code op_begin(void *ctx, struct siw_rx_stream *s)
+/* As siw_rx_take_rqe(). */
+static bool take_rqe(struct qp *q)
 {
-	struct model *m = ctx;
-	const struct siw_hdr *h = &s->h;
-	struct siw_mem_view v;
-	enum siw_term_code code;
+	if (q->rq_get >= q->rq_posted)
+		return false;
+	q->rqe = q->rq_get++;
+	q->have_rqe = true;
+	q->rqe_bytes = 0;
+	q->sge_idx = 0;
+	q->sge_off = 0;
+	q->rqe_len = rqe_len(&q->rq[q->rqe]);
+	return true;
+}
 
-	CHECK(m->fails == 0);
-	m->placed = 0;
-	m->target = NULL;
+/* As siw_rx_fetch_begin(). */
+static void fetch_begin(struct qp *q, const struct siw_hdr *h,
+			const struct siw_rx_dec *d, struct siw_rx_snap *s)
+{
+	struct region *r;
+
+	switch (d->need) {
+	case SIW_RX_NEED_ORQ:
+		CHECK(h->opcode == SIW_RDMAP_READ_RESP);
+		s->orq.have = q->orq_get != q->orq_put;
+		if (s->orq.have) {
+			const struct orq_entry *e = &q->orq[q->orq_get];
+
+			s->orq.sink_stag = e->stag;
+			s->orq.sink_to = e->to;
+			s->orq.len = e->len;
+			s->orq.done = q->orq_done;
+		}
+		break;
+	case SIW_RX_NEED_IRQ:
+		CHECK(h->opcode == SIW_RDMAP_READ_REQ);
+		s->irq_queued = q->irq_put - q->irq_get;
+		s->ird = q->ird;
+		s->irq_size = q->irq_size;
+		break;
+	case SIW_RX_NEED_RQE:
+		CHECK(!q->have_rqe && h->mo == 0);
+		CHECK(h->opcode >= SIW_RDMAP_SEND &&
+		      h->opcode <= SIW_RDMAP_SEND_SE_INV);
+		s->rqe_taken = take_rqe(q);
+		if (s->rqe_taken)
+			s->rqe_len = q->rqe_len;
+		break;
+	case SIW_RX_NEED_MEM:
+		r = region_of(q, d->mem.stag);
+		switch (d->mem.kind) {
+		case SIW_RX_MEM_WRITE_SINK:
+			CHECK(h->opcode == SIW_RDMAP_WRITE);
+			q->mem = r;
+			view_of(r, true, &s->mem);
+			break;
+		case SIW_RX_MEM_READ_SINK:
+			CHECK(h->opcode == SIW_RDMAP_READ_RESP);
+			q->mem = r;
+			view_of(r, false, &s->mem);
+			break;
+		case SIW_RX_MEM_READ_SOURCE:
+			CHECK(h->opcode == SIW_RDMAP_READ_REQ);
+			view_of(r, true, &s->mem);
+			break;
+		default:
+			CHECK(0);
+		}
+		break;
+	default:
+		/* Only the end's decision asks for the others. */
+		CHECK(0);
+	}
+}
+
+/* What an accepted header must satisfy, whatever the decision's path. */
+static void check_accepted(const struct qp *q, const struct siw_rx_snap *s,
+			   const struct siw_hdr *h, const struct siw_rx_dec *d)
+{
+	const struct siw_mem_view *v = &s->mem;
+
+	if (s->rtr_await && h->opcode != SIW_RDMAP_TERMINATE) {
+		CHECK(d->rtr_frame && h->last);
+		CHECK((s->rtr_await == SIW_RTR_WRITE &&
+		       h->opcode == SIW_RDMAP_WRITE && !h->payload_len) ||
+		      (s->rtr_await == SIW_RTR_READ &&
+		       h->opcode == SIW_RDMAP_READ_REQ && !h->rreq.size) ||
+		      (s->rtr_await == SIW_RTR_SEND &&
+		       h->opcode == SIW_RDMAP_SEND && !h->payload_len));
+	} else {
+		CHECK(!d->rtr_frame);
+	}
 	switch (h->opcode) {
 	case SIW_RDMAP_WRITE:
-		m->target = region_of(m, h->stag);
-		view_of(m->target, true, &v);
-		m->to = h->to;
-		return siw_check_tagged(&v, h->to, h->payload_len,
-					SIW_TAG_SINK);
-
-	case SIW_RDMAP_READ_RESP: {
-		bool have = m->orq_get < NORQ;
-		u32 stag = have ? m->orq[m->orq_get].stag : 0;
-		u64 to = have ? m->orq[m->orq_get].to + m->orq_done : 0;
-		u64 left = have ? m->orq[m->orq_get].size - m->orq_done : 0;
-
-		code = siw_check_read_resp(have, stag, to, left, h);
-		if (code != SIW_TERM_OK || !h->payload_len)
-			return code;
-		m->target = region_of(m, h->stag);
-		view_of(m->target, false, &v);
-		m->to = h->to;
-		return siw_check_tagged(&v, h->to, h->payload_len,
-					SIW_TAG_SINK);
-	}
-
+		if (d->rtr_frame)
+			break;
+		CHECK(d->place == SIW_RX_PLACE_TAGGED && d->mem.to == h->to);
+		if (!h->payload_len)
+			break;
+		CHECK(v->valid && v->same_pd && v->access);
+		CHECK(h->to >= v->base && h->to - v->base <= v->len &&
+		      h->payload_len <= v->len - (h->to - v->base));
+		break;
+	case SIW_RDMAP_READ_RESP:
+		CHECK(s->orq.have);
+		CHECK(s->orq.done <= s->orq.len &&
+		      h->payload_len <= s->orq.len - s->orq.done);
+		if (!h->payload_len)
+			break;
+		CHECK(d->place == SIW_RX_PLACE_TAGGED);
+		CHECK(h->stag == s->orq.sink_stag &&
+		      h->to == s->orq.sink_to + s->orq.done);
+		CHECK(v->valid && v->same_pd && v->access);
+		CHECK(h->to >= v->base && h->to - v->base <= v->len &&
+		      h->payload_len <= v->len - (h->to - v->base));
+		break;
 	case SIW_RDMAP_SEND:
 	case SIW_RDMAP_SEND_INV:
 	case SIW_RDMAP_SEND_SE:
 	case SIW_RDMAP_SEND_SE_INV:
-		if (!m->have_rqe) {
-			bool got = h->mo == 0 && m->rq_get < NRQE;
-
-			code = siw_ddp_check_msn(m->msn_send, h->msn, got);
-			if (code != SIW_TERM_OK)
-				return code;
-			if (!got)
-				return SIW_TERM_DDP_UT_MSN_NO_BUF;
-			m->have_rqe = true;
-			m->sge_idx = 0;
-			m->sge_off = 0;
-			m->mo = 0;
-		} else {
-			code = siw_ddp_check_msn(m->msn_send, h->msn, true);
-			if (code != SIW_TERM_OK)
-				return code;
-		}
-		code = siw_ddp_check_mo(m->mo, h->mo);
-		if (code != SIW_TERM_OK)
-			return code;
-		return siw_ddp_check_untagged_len(rqe_len(m), h->mo,
-						  h->payload_len);
-
+		CHECK(h->msn == s->msn[SIW_QN_SEND]);
+		if (d->rtr_frame)
+			break;
+		CHECK(q->have_rqe && d->place == SIW_RX_PLACE_RQE);
+		CHECK(h->mo == (s->rqe_held ? s->mo : 0) && h->mo == d->mo);
+		/* The placement cursor agrees with the MO. */
+		CHECK(q->rqe_bytes == h->mo);
+		CHECK((u64)h->mo + h->payload_len <= q->rqe_len);
+		break;
 	case SIW_RDMAP_READ_REQ:
-		code = siw_ddp_check_msn(m->msn_rreq, h->msn, true);
-		if (code != SIW_TERM_OK)
-			return code;
-		code = siw_check_ird(m->irq_queued, m->ird);
-		if (code != SIW_TERM_OK)
-			return code;
+		CHECK(h->msn == s->msn[SIW_QN_RREQ]);
+		CHECK(s->known & SIW_RX_KNOWS(SIW_RX_NEED_IRQ));
+		CHECK(s->irq_queued < s->ird && s->irq_queued < s->irq_size);
 		if (!h->rreq.size)
-			return SIW_TERM_OK;
-		view_of(region_of(m, h->rreq.src_stag), true, &v);
-		return siw_check_tagged(&v, h->rreq.src_to, h->rreq.size,
-					SIW_TAG_SOURCE);
-
+			break;
+		CHECK(v->valid && v->same_pd && v->access);
+		CHECK(h->rreq.src_to >= v->base &&
+		      h->rreq.src_to - v->base <= v->len &&
+		      h->rreq.size <= v->len - (h->rreq.src_to - v->base));
+		break;
 	case SIW_RDMAP_TERMINATE:
-		return SIW_TERM_OK;
+		CHECK(d->place == SIW_RX_PLACE_TERM);
+		break;
 	default:
-		return SIW_TERM_RDMAP_OPCODE;
+		CHECK(0);
 	}
+}
+
+static enum siw_term_code op_begin(void *ctx, struct siw_rx_stream *st)
+{
+	struct qp *q = ctx;
+	const struct siw_hdr *h = &st->h;
+	struct siw_rx_snap s;
+	struct siw_rx_dec d;
+	int rounds = 0;
+
+	CHECK(!q->fails && !st->dead && !q->peer_term);
+	CHECK(!q->mem);
+	q->placed = 0;
+	q->place = SIW_RX_PLACE_NONE;
+	snap_init(q, &s);
+	for (;;) {
+		siw_rx_decide_begin(&s, h, &d);
+		if (d.need == SIW_RX_NEED_NONE)
+			break;
+		CHECK(!(s.known & SIW_RX_KNOWS(d.need)));
+		CHECK(++rounds <= SIW_RX_NEED_MAX);
+		fetch_begin(q, h, &d, &s);
+		s.known |= SIW_RX_KNOWS(d.need);
+	}
+	q->mo = d.mo;
+	q->rtr_frame = d.rtr_frame;
+	if (d.code != SIW_TERM_OK) {
+		CHECK(d.place == SIW_RX_PLACE_NONE);
+		return d.code;
+	}
+	check_accepted(q, &s, h, &d);
+	q->place = d.place;
+	if (d.place == SIW_RX_PLACE_TAGGED)
+		q->to = d.mem.to;
+	return SIW_TERM_OK;
 }
 
 /* Writes n bytes at tagged offset to of r: only ever inside it. */
@@ -204,56 +408,82 @@ static void put(struct siw_rx_stream *s, struct region *r, u64 to,
 		s->crc = siw_mpa_crc_update(s->crc, src, n);
 }
 
+/* As siw_rx_place_send(): SGE by SGE, each checked whole. */
+static int place_send(struct qp *q, struct siw_rx_stream *s, const u8 *p,
+		      u32 n)
+{
+	while (n) {
+		const struct sge *g;
+		struct siw_mem_view v;
+		u32 take;
+
+		CHECK(q->have_rqe);
+		/* The decision said it fits: the SGEs never run out. */
+		CHECK(q->sge_idx < NSGE);
+		g = &q->rq[q->rqe].sge[q->sge_idx];
+		if (q->sge_off == g->len) {
+			q->sge_idx++;
+			q->sge_off = 0;
+			q->mem = NULL;
+			continue;
+		}
+		if (!q->mem) {
+			q->mem = region_of(q, g->stag);
+			view_of(q->mem, false, &v);
+			if (siw_check_tagged(&v, g->to, g->len, SIW_TAG_SINK))
+				return -1;
+		}
+		take = g->len - q->sge_off < n ? g->len - q->sge_off : n;
+		put(s, q->mem, g->to + q->sge_off, p, take);
+		q->sge_off += take;
+		q->rqe_bytes += take;
+		CHECK(q->rqe_bytes <= q->rqe_len);
+		p += take;
+		n -= take;
+	}
+	return 0;
+}
+
+/* As siw_rx_complete_rqe(). */
+static void complete_rqe(struct qp *q)
+{
+	if (!q->have_rqe)
+		return;
+	CHECK(!q->rq[q->rqe].completed);
+	q->rq[q->rqe].completed = true;
+	q->have_rqe = false;
+}
+
 static int op_place(void *ctx, struct siw_rx_stream *s, void *src, u32 off,
 		    u32 n)
 {
-	struct model *m = ctx;
+	struct qp *q = ctx;
 	struct piece *pc = src;
 	const u8 *p;
 
-	CHECK(m->fails == 0);
+	CHECK(!q->fails && !s->dead && !q->peer_term);
 	CHECK(off <= pc->len && n <= pc->len - off && n);
-	CHECK(n <= s->h.payload_len - m->placed);
+	CHECK(n <= s->h.payload_len - q->placed);
 	p = pc->p + off;
-	m->placed += n;
+	q->placed += n;
 	switch (s->h.opcode) {
 	case SIW_RDMAP_WRITE:
 	case SIW_RDMAP_READ_RESP:
-		put(s, m->target, m->to, p, n);
-		m->to += n;
+		CHECK(q->place == SIW_RX_PLACE_TAGGED);
+		put(s, q->mem, q->to, p, n);
+		q->to += n;
 		return 0;
 	case SIW_RDMAP_SEND:
 	case SIW_RDMAP_SEND_INV:
 	case SIW_RDMAP_SEND_SE:
 	case SIW_RDMAP_SEND_SE_INV:
-		/* As siw_rx_place_send: SGE by SGE, each checked whole. */
-		while (n) {
-			const struct sge *g;
-			struct siw_mem_view v;
-			u32 take;
-
-			CHECK(m->have_rqe);
-			if (m->sge_idx >= NSGE)
-				return -1;
-			g = &m->rq[m->rq_get % NRQE][m->sge_idx];
-			if (m->sge_off == g->len) {
-				m->sge_idx++;
-				m->sge_off = 0;
-				continue;
-			}
-			view_of(region_of(m, g->stag), false, &v);
-			if (siw_check_tagged(&v, g->to, g->len, SIW_TAG_SINK))
-				return -1;
-			take = g->len - m->sge_off < n ? g->len - m->sge_off :
-							 n;
-			put(s, region_of(m, g->stag), g->to + m->sge_off, p,
-			    take);
-			m->sge_off += take;
-			p += take;
-			n -= take;
-		}
-		return 0;
+		CHECK(q->place == SIW_RX_PLACE_RQE);
+		if (!place_send(q, s, p, n))
+			return 0;
+		complete_rqe(q);
+		return -1;
 	case SIW_RDMAP_TERMINATE:
+		CHECK(q->place == SIW_RX_PLACE_TERM);
 		if (s->crc_on)
 			s->crc = siw_mpa_crc_update(s->crc, p, n);
 		return 0;
@@ -264,55 +494,150 @@ static int op_place(void *ctx, struct siw_rx_stream *s, void *src, u32 off,
 	}
 }
 
-static void op_end(void *ctx, struct siw_rx_stream *s)
+/* As siw_rx_fetch_end(). */
+static void fetch_end(struct qp *q, const struct siw_hdr *h,
+		      const struct siw_rx_end *e, struct siw_rx_snap *s)
 {
-	struct model *m = ctx;
-	const struct siw_hdr *h = &s->h;
+	struct region *r;
 
-	CHECK(m->fails == 0);
-	CHECK(m->placed == h->payload_len);
-	switch (h->opcode) {
-	case SIW_RDMAP_READ_RESP:
-		m->orq_done += h->payload_len;
-		if (h->last) {
-			m->orq_get++;
-			m->orq_done = 0;
+	switch (e->need) {
+	case SIW_RX_NEED_ORQ_POP:
+		CHECK(h->opcode == SIW_RDMAP_READ_RESP ||
+		      h->opcode == SIW_RDMAP_TERMINATE);
+		q->orq_done += e->orq_add;
+		if (q->orq_get != q->orq_put) {
+			const struct orq_entry *o = &q->orq[q->orq_get];
+
+			/* A Read never takes more than its length. */
+			CHECK(q->orq_done <= o->len);
+			if (!e->orq_pop)
+				break;
+			s->read.popped = true;
+			s->read.rtr = o->rtr;
+			s->read.local_inv = o->local_inv;
+			s->read.sink_stag = o->stag;
+			s->read.len = o->len;
+			q->orq_get++;
+			q->orq_done = 0;
+		} else {
+			CHECK(h->opcode == SIW_RDMAP_TERMINATE);
 		}
 		break;
-	case SIW_RDMAP_SEND:
-	case SIW_RDMAP_SEND_INV:
-	case SIW_RDMAP_SEND_SE:
-	case SIW_RDMAP_SEND_SE_INV:
-		m->mo += h->payload_len;
-		if (h->last) {
-			m->msn_send++;
-			m->have_rqe = false;
-			m->rq_get++;
-		}
-		break;
-	case SIW_RDMAP_READ_REQ:
-		/* No response goes out here: the queue only fills. */
-		m->msn_rreq++;
-		m->irq_queued++;
-		break;
-	case SIW_RDMAP_TERMINATE:
-		/* As siw_rx_got_terminate: the stream is over. */
-		s->dead = true;
+	case SIW_RX_NEED_INVAL:
+		/* As siw_mem_invalidate(): exists, our PD, a fast-reg MR. */
+		r = region_of(q, e->inval_stag);
+		s->inval_ok = r && !r->other_pd && r->frmr;
+		if (s->inval_ok)
+			r->valid = false;
 		break;
 	default:
-		break;
+		CHECK(0);
 	}
+}
+
+/* What an FPDU's end may decide, against the state before it. */
+static void check_end(const struct qp *q, const struct siw_rx_snap *s,
+		      const struct siw_hdr *h, const struct siw_rx_end *e)
+{
+	bool send = h->opcode >= SIW_RDMAP_SEND &&
+		    h->opcode <= SIW_RDMAP_SEND_SE_INV;
+	int i, moved = 0;
+
+	for (i = 0; i < SIW_QN_NUM; i++) {
+		if (e->msn[i] == s->msn[i])
+			continue;
+		/* One more, for the last segment of a message on it. */
+		CHECK(e->msn[i] == s->msn[i] + 1 && h->last);
+		CHECK(i == (int)h->qn && !h->tagged);
+		moved++;
+	}
+	CHECK(moved <= 1);
+	if (send && !s->rtr_frame)
+		CHECK(e->mo == s->mo + h->payload_len);
+	else
+		CHECK(e->mo == s->mo);
+	CHECK(e->rtr_await == s->rtr_await || (s->rtr_frame && !e->rtr_await));
+	CHECK(e->rtr_received == s->rtr_frame);
+	if (e->read_complete)
+		CHECK(s->read.popped && !s->read.rtr);
+	if (e->rqe_complete)
+		CHECK(q->have_rqe && send && h->last);
+	if (e->irq_push)
+		CHECK(h->opcode == SIW_RDMAP_READ_REQ);
+	if (e->code != SIW_TERM_OK)
+		CHECK(e->code == SIW_TERM_RDMAP_PROT_INVALIDATE);
+	if (s->known & SIW_RX_KNOWS(SIW_RX_NEED_INVAL)) {
+		if (send)
+			CHECK(h->last && e->inval_stag == h->rsvd_ulp &&
+			      siw_op_info(h->opcode)->inval);
+		else
+			CHECK(s->read.local_inv &&
+			      e->inval_stag == s->read.sink_stag);
+	}
+	if (e->rqe_inval)
+		CHECK(s->inval_ok && e->rqe_inval == h->rsvd_ulp);
+	CHECK(e->peer_term == (h->opcode == SIW_RDMAP_TERMINATE));
+	CHECK(e->fatal == (e->peer_term ||
+			   (e->read_complete &&
+			    e->read_status == SIW_RX_WC_LOC_PROT_ERR)));
+}
+
+static void op_end(void *ctx, struct siw_rx_stream *st)
+{
+	struct qp *q = ctx;
+	const struct siw_hdr *h = &st->h;
+	struct siw_rx_snap s;
+	struct siw_rx_end e;
+	int rounds = 0;
+
+	CHECK(!q->fails && !st->dead && !q->peer_term);
+	CHECK(q->placed == h->payload_len);
+	q->mem = NULL;
+	snap_init(q, &s);
+	for (;;) {
+		siw_rx_decide_end(&s, h, &e);
+		if (e.need == SIW_RX_NEED_NONE)
+			break;
+		CHECK(!(s.known & SIW_RX_KNOWS(e.need)));
+		CHECK(++rounds <= SIW_RX_NEED_MAX);
+		fetch_end(q, h, &e, &s);
+		s.known |= SIW_RX_KNOWS(e.need);
+	}
+	check_end(q, &s, h, &e);
+
+	memcpy(q->msn, e.msn, sizeof(q->msn));
+	q->mo = e.mo;
+	q->rtr_await = e.rtr_await;
+	q->rtr_frame = false;
+	if (e.peer_term)
+		q->peer_term = true;
+	if (e.read_complete) {
+		struct orq_entry *o = &q->orq[q->orq_get - 1];
+
+		CHECK(!o->completed);
+		o->completed = true;
+	}
+	if (e.rqe_complete)
+		complete_rqe(q);
+	if (e.code != SIW_TERM_OK && !st->dead) {
+		st->dead = true;
+		terminated(q, st, e.code);
+	}
+	if (e.irq_push) {
+		CHECK(q->irq_put - q->irq_get < q->ird &&
+		      q->irq_put - q->irq_get < q->irq_size);
+		q->irq_put++;
+	}
+	if (e.stream_dead)
+		st->dead = true;
+	if (e.fatal)
+		q->fatal = true;
 }
 
 static void op_fail(void *ctx, struct siw_rx_stream *s,
 		    enum siw_term_code code)
 {
-	struct model *m = ctx;
-
-	CHECK(code & SIW_TERM_VALID);
-	CHECK(s->hdr_have <= sizeof(s->hdr));
-	m->fails++;
-	CHECK(m->fails == 1);
+	terminated(ctx, s, code);
 }
 
 static const struct siw_rx_ops ops = {
@@ -330,29 +655,43 @@ static u32 get32(const u8 *p)
 
 /*
  * Configuration bytes:
- *  0     bit 0: CRC on; bits 1-2: IRD - 1
- *  1-4   region 0 base (tagged offset, shifted left 8)
- *  5-6   region 0 length (1..4096 after masking)
- *  7-10  region 1 base
- *  11-12 region 1 length
- *  13-20 receive SGEs: per receive, two bytes of SGE lengths (times 16)
- *  21-24 Read sinks: per outstanding Read, offset (times 16), size (x 64)
- *  25-31 piece sizes, used in turn (0 means 1)
+ *  0     bit 0: CRC on; bits 1-2: IRD - 1; bits 3-4: RTR awaited (none,
+ *        Send, Write, Read); bit 5: region 2 of another PD; bits 6-7:
+ *        a Read Request is answered every that many pieces (0: never)
+ *  1-18  per region: base (4, shifted left 8; top bit: near 2^64),
+ *        length (2, 1..4096 after masking)
+ *  19    bits 0-2: receives posted (up to 4); bits 3-4: Reads
+ *        outstanding (up to 3); bits 5-7: IRQ slots - 1 (capped to 4)
+ *  20-27 receive SGE lengths, times 16
+ *  28-33 per Read: sink offset (times 16), length (times 64)
+ *  34    per Read i: bit i its sink is region 2, bit 3 + i local
+ *        invalidate; bit 6: the first Read is our RTR
+ *  35-41 piece sizes, used in turn (0 means 1)
  */
-static void setup(struct model *m, const u8 *c)
+static const u8 rtr_of[4] = { 0, SIW_RTR_SEND, SIW_RTR_WRITE, SIW_RTR_READ };
+
+static void setup(struct qp *q, const u8 *c)
 {
 	int i, j;
 
-	memset(m, 0, sizeof(*m));
-	m->msn_send = SIW_MSN_FIRST;
-	m->msn_rreq = SIW_MSN_FIRST;
-	m->ird = ((c[0] >> 1) & 3) + 1;
+	memset(q, 0, sizeof(*q));
+	for (i = 0; i < SIW_QN_NUM; i++)
+		q->msn[i] = SIW_MSN_FIRST;
+	q->ird = ((c[0] >> 1) & 3) + 1;
+	q->rtr_await = rtr_of[(c[0] >> 3) & 3];
+	q->drain_every = c[0] >> 6;
+	q->irq_size = ((c[19] >> 5) & 7) + 1;
+	if (q->irq_size > 4)
+		q->irq_size = 4;
 	for (i = 0; i < NREGION; i++) {
-		struct region *r = &m->r[i];
+		struct region *r = &q->r[i];
 		const u8 *rc = c + 1 + 6 * i;
 
 		r->stag = 0x100 * (i + 1) + 0x42;
-		r->remote = i == 0;
+		r->remote = i != 1;
+		r->frmr = i == 2;
+		r->other_pd = i == 2 && (c[0] & 0x20);
+		r->valid = true;
 		r->base = (u64)get32(rc) << 8;
 		if (rc[0] & 0x80)	/* near the top: wrap checks */
 			r->base = ~0ULL - (((u64)get32(rc) & 0xffff) << 4);
@@ -361,29 +700,38 @@ static void setup(struct model *m, const u8 *c)
 		CHECK(r->mem);
 		memset(r->mem, GUARD_BYTE, r->len + 2 * GUARD);
 	}
+	q->rq_posted = c[19] & 7;
+	if (q->rq_posted > NRQE)
+		q->rq_posted = NRQE;
 	/* Receives into region 1, the sink of Reads too. */
 	for (i = 0; i < NRQE; i++)
 		for (j = 0; j < NSGE; j++) {
-			struct sge *g = &m->rq[i][j];
+			struct sge *g = &q->rq[i].sge[j];
 
-			g->stag = m->r[1].stag;
-			g->len = (u32)c[13 + 2 * i + j] * 16;
-			g->to = m->r[1].base + ((i * 97 + j * 31) % m->r[1].len);
+			g->stag = q->r[1].stag;
+			g->len = (u32)c[20 + 2 * i + j] * 16;
+			g->to = q->r[1].base + ((i * 97 + j * 31) % q->r[1].len);
 		}
+	q->orq_put = (c[19] >> 3) & 3;
 	for (i = 0; i < NORQ; i++) {
-		m->orq[i].stag = m->r[1].stag;
-		m->orq[i].to = m->r[1].base + (u64)c[21 + 2 * i] * 16;
-		m->orq[i].size = (u32)c[22 + 2 * i] * 64;
+		struct orq_entry *o = &q->orq[i];
+		const struct region *r = &q->r[c[34] & (1 << i) ? 2 : 1];
+
+		o->stag = r->stag;
+		o->to = r->base + (u64)c[28 + 2 * i] * 16;
+		o->len = (u32)c[29 + 2 * i] * 64;
+		o->local_inv = c[34] & (8 << i);
+		o->rtr = i == 0 && (c[34] & 0x40);
 	}
 }
 
-static void teardown(struct model *m)
+static void teardown(struct qp *q)
 {
 	int i;
 	u32 k;
 
 	for (i = 0; i < NREGION; i++) {
-		struct region *r = &m->r[i];
+		struct region *r = &q->r[i];
 
 		for (k = 0; k < GUARD; k++) {
 			CHECK(r->mem[k] == GUARD_BYTE);
@@ -391,24 +739,29 @@ static void teardown(struct model *m)
 		}
 		free(r->mem);
 	}
+	/* Nothing outstanding completed that was not taken off. */
+	for (i = 0; i < NORQ; i++)
+		CHECK(!q->orq[i].completed || (u32)i < q->orq_get);
+	for (i = 0; i < NRQE; i++)
+		CHECK(!q->rq[i].completed || (u32)i < q->rq_get);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const u8 *piece_sizes = data + 25;
+	const u8 *piece_sizes = data + 35;
 	struct siw_rx_stream st;
-	struct model m;
+	struct qp q;
 	size_t pos = 0;
 	int turn = 0;
 
 	if (size < CFG_LEN)
 		return 0;
-	setup(&m, data);
+	setup(&q, data);
 	siw_rx_stream_reset(&st, data[0] & 1);
 	data += CFG_LEN;
 	size -= CFG_LEN;
 	while (pos < size) {
-		u32 n = piece_sizes[turn % 7], lead = turn % 3;
+		u32 n = piece_sizes[turn % NPIECE], lead = turn % 3;
 		struct piece pc;
 		u8 *copy;
 
@@ -425,14 +778,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(copy + lead, data + pos, n);
 		pc.p = copy;
 		pc.len = lead + n;
-		CHECK(siw_rx_stream_feed(&st, &ops, &m, &pc, lead, n) == n);
+		CHECK(siw_rx_stream_feed(&st, &ops, &q, &pc, lead, n) == n);
 		free(copy);
 		pos += n;
 		turn++;
+		/* The transmitter answers a Read Request now and then. */
+		if (q.drain_every && turn % q.drain_every == 0 &&
+		    q.irq_get != q.irq_put)
+			q.irq_get++;
 	}
 	/* A Terminate decision kills the stream; nothing else counts twice. */
-	CHECK(m.fails <= 1);
-	CHECK(!m.fails || st.dead);
-	teardown(&m);
+	CHECK(q.fails <= 1);
+	CHECK(!q.fails || st.dead);
+	CHECK(!q.peer_term || (st.dead && q.fatal));
+	teardown(&q);
 	return 0;
 }

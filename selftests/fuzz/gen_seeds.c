@@ -90,60 +90,167 @@ static u32 rx_msg(const struct siw_hdr *h, u32 payload, int crc, u8 *out)
 	return rx_fpdu(ulpdu, hl + payload, crc, out);
 }
 
-/*
- * fuzz_rx: the configuration (see fuzz_rx.c), then a valid stream that
- * touches every placement: a Write, a Send, a Read Request, the Read
- * Response for the model's first Read, and a Terminate.
- */
-static void rx_seed(int crc, const u8 *pieces)
+/* fuzz_rx: the configuration (see fuzz_rx.c). */
+#define RX_CFG_LEN	42
+
+static void rx_cfg(u8 *cfg, u8 flags, u8 counts, u8 orq_flags,
+		   const u8 *pieces)
 {
-	u8 cfg[32] = {
-		(u8)(crc | 2 << 1),		/* CRC, IRD 3 */
+	static const u8 base[RX_CFG_LEN] = {
+		0,
 		0, 0, 0x10, 0, 0x0f, 0xff,	/* region 0: 0x100000, 4 KiB */
 		0, 0, 0x20, 0, 0x0f, 0xff,	/* region 1: 0x200000, 4 KiB */
+		0, 0, 0x30, 0, 0x0f, 0xff,	/* region 2: 0x300000, 4 KiB */
+		0,
 		16, 16, 16, 16, 16, 16, 16, 16,	/* receive SGEs of 256 bytes */
-		0, 1, 8, 1,			/* Reads: 64 bytes at 0, 128 */
+		0, 1, 8, 1, 16, 2,		/* Reads: 64 at 0, 64 at 128,
+						 * 128 at 256 */
 	};
-	u8 stream[4096], term[SIW_TERM_ULPDU_MAX];
+
+	memcpy(cfg, base, RX_CFG_LEN);
+	cfg[0] = flags;
+	cfg[19] = counts;
+	cfg[34] = orq_flags;
+	memcpy(cfg + 35, pieces, 7);
+}
+
+static struct siw_hdr rx_hdr(u8 opcode, bool last, u32 msn, u32 mo)
+{
 	struct siw_hdr h;
-	u32 n = 0, tl;
-
-	memcpy(cfg + 25, pieces, 7);
-	memset(&h, 0, sizeof(h));
-	h.opcode = SIW_RDMAP_WRITE;
-	h.last = true;
-	h.stag = 0x142;
-	h.to = 0x100010;
-	n += rx_msg(&h, 100, crc, stream + n);
 
 	memset(&h, 0, sizeof(h));
-	h.opcode = SIW_RDMAP_SEND;
-	h.last = true;
-	h.msn = SIW_MSN_FIRST;
-	n += rx_msg(&h, 200, crc, stream + n);
+	h.opcode = opcode;
+	h.last = last;
+	h.msn = msn;
+	h.mo = mo;
+	return h;
+}
 
-	memset(&h, 0, sizeof(h));
-	h.opcode = SIW_RDMAP_READ_REQ;
-	h.last = true;
-	h.msn = SIW_MSN_FIRST;
-	h.rreq = (struct siw_rreq){ .sink_stag = 0x999, .size = 64,
-				    .src_stag = 0x142, .src_to = 0x100000 };
-	n += rx_msg(&h, 0, crc, stream + n);
+static u32 rx_term(int crc, u8 *out)
+{
+	u8 term[SIW_TERM_ULPDU_MAX];
+	u32 tl = siw_term_build(SIW_MSN_FIRST, SIW_TERM_RDMAP_ACCESS, NULL, 0,
+				term, sizeof(term));
 
-	memset(&h, 0, sizeof(h));
-	h.opcode = SIW_RDMAP_READ_RESP;
-	h.last = true;
-	h.stag = 0x242;
-	h.to = 0x200000;
-	n += rx_msg(&h, 64, crc, stream + n);
-
-	tl = siw_term_build(SIW_MSN_FIRST, SIW_TERM_RDMAP_ACCESS, NULL, 0,
-			    term, sizeof(term));
 	if (!tl) {
 		fprintf(stderr, "gen_seeds: cannot build a Terminate\n");
 		exit(1);
 	}
-	n += rx_fpdu(term, tl, crc, stream + n);
+	return rx_fpdu(term, tl, crc, out);
+}
+
+/*
+ * A valid stream that touches every placement: a Write, a Send, a Read
+ * Request, the Read Response for the first Read, and a Terminate.
+ */
+static void rx_seed(int crc, const u8 *pieces)
+{
+	u8 cfg[RX_CFG_LEN], stream[4096];
+	struct siw_hdr h;
+	u32 n = 0;
+
+	/* CRC, IRD 3; 4 receives, 2 Reads, 4 IRQ slots. */
+	rx_cfg(cfg, (u8)(crc | 2 << 1), 4 | 2 << 3 | 3 << 5, 0, pieces);
+	h = rx_hdr(SIW_RDMAP_WRITE, true, 0, 0);
+	h.stag = 0x142;
+	h.to = 0x100010;
+	n += rx_msg(&h, 100, crc, stream + n);
+	h = rx_hdr(SIW_RDMAP_SEND, true, SIW_MSN_FIRST, 0);
+	n += rx_msg(&h, 200, crc, stream + n);
+	h = rx_hdr(SIW_RDMAP_READ_REQ, true, SIW_MSN_FIRST, 0);
+	h.rreq = (struct siw_rreq){ .sink_stag = 0x999, .size = 64,
+				    .src_stag = 0x142, .src_to = 0x100000 };
+	n += rx_msg(&h, 0, crc, stream + n);
+	h = rx_hdr(SIW_RDMAP_READ_RESP, true, 0, 0);
+	h.stag = 0x242;
+	h.to = 0x200000;
+	n += rx_msg(&h, 64, crc, stream + n);
+	n += rx_term(crc, stream + n);
+	put("fuzz_rx", n_rx++, cfg, sizeof(cfg), stream, n);
+}
+
+/*
+ * Messages of several segments and the decisions at their ends: a Send
+ * in three segments, a Read Response, one in two segments with local
+ * invalidate of its sink (region 2), Send with SE and Invalidate of
+ * region 2, Read Requests up to the IRD (answered every piece), a Send
+ * with Invalidate of a plain MR, and a Terminate with a Read still
+ * outstanding.
+ */
+static void rx_seed_multi(int crc, u8 other_pd, const u8 *pieces)
+{
+	u8 cfg[RX_CFG_LEN], stream[4096];
+	struct siw_hdr h;
+	u32 n = 0, i;
+
+	/* IRD 3, answered every piece; 3 receives, 3 Reads; 4 IRQ slots. */
+	rx_cfg(cfg, (u8)(crc | 2 << 1 | other_pd | 1 << 6),
+	       3 | 3 << 3 | 3 << 5, 0x02 | 0x10, pieces);
+	h = rx_hdr(SIW_RDMAP_SEND, false, SIW_MSN_FIRST, 0);
+	n += rx_msg(&h, 100, crc, stream + n);
+	h = rx_hdr(SIW_RDMAP_SEND, false, SIW_MSN_FIRST, 100);
+	n += rx_msg(&h, 200, crc, stream + n);
+	h = rx_hdr(SIW_RDMAP_SEND, true, SIW_MSN_FIRST, 300);
+	n += rx_msg(&h, 212, crc, stream + n);
+	h = rx_hdr(SIW_RDMAP_READ_RESP, true, 0, 0);
+	h.stag = 0x242;
+	h.to = 0x200000;
+	n += rx_msg(&h, 64, crc, stream + n);
+	h.last = false;
+	h.stag = 0x342;
+	h.to = 0x300080;
+	n += rx_msg(&h, 32, crc, stream + n);
+	h.last = true;
+	h.to += 32;
+	n += rx_msg(&h, 32, crc, stream + n);
+	h = rx_hdr(SIW_RDMAP_SEND_SE_INV, true, SIW_MSN_FIRST + 1, 0);
+	h.rsvd_ulp = 0x342;
+	n += rx_msg(&h, 8, crc, stream + n);
+	for (i = 0; i < 3; i++) {
+		h = rx_hdr(SIW_RDMAP_READ_REQ, true, SIW_MSN_FIRST + i, 0);
+		h.rreq = (struct siw_rreq){ .sink_stag = 0x999, .size = 16,
+					    .src_stag = 0x142,
+					    .src_to = 0x100000 + 16 * i };
+		n += rx_msg(&h, 0, crc, stream + n);
+	}
+	h = rx_hdr(SIW_RDMAP_SEND_INV, true, SIW_MSN_FIRST + 2, 0);
+	h.rsvd_ulp = 0x142;	/* a plain MR: cannot be invalidated */
+	n += rx_msg(&h, 4, crc, stream + n);
+	n += rx_term(crc, stream + n);
+	put("fuzz_rx", n_rx++, cfg, sizeof(cfg), stream, n);
+}
+
+/* Peer-to-peer: the awaited RTR of each type, then a Write. */
+static void rx_seed_rtr(int crc, u8 rtr_sel, const u8 *pieces)
+{
+	u8 cfg[RX_CFG_LEN], stream[1024];
+	struct siw_hdr h;
+	u32 n = 0;
+
+	/* The first Read is our own RTR. */
+	rx_cfg(cfg, (u8)(crc | 1 << 1 | rtr_sel << 3), 2 | 1 << 3 | 1 << 5,
+	       0x40, pieces);
+	switch (rtr_sel) {
+	case 1:
+		h = rx_hdr(SIW_RDMAP_SEND, true, SIW_MSN_FIRST, 0);
+		break;
+	case 2:
+		h = rx_hdr(SIW_RDMAP_WRITE, true, 0, 0);
+		h.stag = 0xdead;
+		break;
+	default:
+		h = rx_hdr(SIW_RDMAP_READ_REQ, true, SIW_MSN_FIRST, 0);
+		h.rreq.sink_stag = 0x77;
+		break;
+	}
+	n += rx_msg(&h, 0, crc, stream + n);
+	h = rx_hdr(SIW_RDMAP_READ_RESP, true, 0, 0);
+	h.stag = 0x242;
+	n += rx_msg(&h, 0, crc, stream + n);
+	h = rx_hdr(SIW_RDMAP_WRITE, true, 0, 0);
+	h.stag = 0x142;
+	h.to = 0x100000;
+	n += rx_msg(&h, 48, crc, stream + n);
 	put("fuzz_rx", n_rx++, cfg, sizeof(cfg), stream, n);
 }
 
@@ -223,6 +330,11 @@ int main(int argc, char **argv)
 	rx_seed(1, (const u8 *)"\xff\xff\xff\xff\xff\xff\xff");
 	rx_seed(0, (const u8 *)"\x07\x01\xc8\x0d\x40\x03\xff");
 	rx_seed(1, (const u8 *)"\x01\x01\x01\x01\x01\x01\x01");
+	rx_seed_multi(0, 0, (const u8 *)"\xff\xff\xff\xff\xff\xff\xff");
+	rx_seed_multi(1, 0x20, (const u8 *)"\x05\x30\x01\x77\x02\xa0\x11");
+	for (rtr = 1; rtr <= 3; rtr++)
+		rx_seed_rtr(rtr == 2, (u8)rtr,
+			    (const u8 *)"\xff\xff\xff\xff\xff\xff\xff");
 	printf("gen_seeds: %d fuzz_mpa, %d fuzz_ddp and %d fuzz_rx seeds in %s\n",
 	       n_mpa, n_ddp, n_rx, dir);
 	return 0;
