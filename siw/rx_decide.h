@@ -36,7 +36,7 @@ enum siw_rx_need {
 };
 
 #define SIW_RX_KNOWS(need)	(1U << (need))
-#define SIW_RX_NEED_MAX		3	/* needs of one decision, at most */
+#define SIW_RX_NEED_MAX		2	/* needs of one decision, at most */
 
 /* The memory a tagged access needs, and the rights asked of it. */
 enum siw_rx_mem_kind {
