@@ -39,9 +39,11 @@ if [ "$kver" = 6.12 ] &&
 fi
 
 # The apt lists must know the kernel series, or kernel.sh cannot pick one.
+# (grep reads to the end: with -q it could stop early and fail the
+# pipeline with apt-cache's SIGPIPE.)
 stale_lists=0
 apt-cache madison linux-image-amd64 2>/dev/null | awk '{ print $3 }' |
-	grep -q "^$kver\." || stale_lists=1
+	grep "^$kver\." > /dev/null || stale_lists=1
 
 if [ ${#missing[@]} -eq 0 ] && [ $need_backports -eq 0 ] && [ $stale_lists -eq 0 ]; then
 	exit 0

@@ -18,16 +18,19 @@ cache=${2:?usage: kernel.sh KVER CACHE}
 die() { echo "kernel.sh: $*" >&2; exit 1; }
 
 # The meta-package version of that series, newest first in madison's list.
+# (The awk programs read their whole input: one that exits early may kill
+# apt-cache with SIGPIPE, which pipefail and set -e turn into a silent
+# exit of this script.)
 meta_version=$(apt-cache madison linux-image-amd64 |
-	awk -v k="$kver." '{ v = $3 } index(v, k) == 1 { print v; exit }')
+	awk -v k="$kver." '!v && index($3, k) == 1 { v = $3; print v }')
 [ -n "$meta_version" ] ||
 	die "no linux-image-amd64 of series $kver in the apt lists (is bookworm-backports configured for 6.12? run scripts/deps.sh)"
 
 image_pkg=$(apt-cache depends "linux-image-amd64=$meta_version" |
-	awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
+	awk '!p && /Depends: linux-image-[0-9]/ { p = $2; print p }')
 [ -n "$image_pkg" ] || die "cannot resolve the image package of linux-image-amd64=$meta_version"
 abi=${image_pkg#linux-image-}
-image_version=$(apt-cache madison "$image_pkg" | awk '{ print $3; exit }')
+image_version=$(apt-cache madison "$image_pkg" | awk 'NR == 1 { print $3 }')
 
 dir=$cache/$abi
 if [ -f "$dir/.complete" ]; then
