@@ -6,13 +6,14 @@
 # Runs the in-VM tests selftests/tests/NN-NAME.sh (all, or those named, or
 # scripts given by absolute path) and
 # prints one TAP stream: every case of every test, numbered in order, plus
-# one case per test that the kernel log stayed clean while it ran. Each
-# test runs under its own timeout.
-tests_dir=$(cd "$(dirname "$0")/../tests" && pwd)
+# one case per test that the kernel log stayed clean while it ran (the
+# patterns of bad-log.patterns, through log-scan.sh). Each test runs under
+# its own timeout.
+here=$(cd "$(dirname "$0")" && pwd)
+tests_dir=$(cd "$here/../tests" && pwd)
 timeout_s=${SIW_TEST_TIMEOUT:-300}
-# What must never appear in the guest's kernel log.
-bad_log='WARNING:|BUG:|Oops|general protection fault|blocked for more than|soft lockup|hard LOCKUP|kmemleak|Call Trace|UBSAN|KASAN|refcount_t:|list_add corruption|unregister_netdevice: waiting'
-user_fault=' traps: [^ ]+\[[0-9]+\] (general protection fault|trap [a-z ]+) ip:'
+. "$here/log-scan.sh"
+logfile=/tmp/guest-run-tests.$$.log
 
 selected=()
 if [ $# -eq 0 ]; then
@@ -74,16 +75,15 @@ for t in "${selected[@]}"; do
 		failed=$((failed + 1))
 	fi
 	n=$((n + 1))
-	new_log=$(dmesg | tail -n +"$((log_before + 1))")
+	dmesg | tail -n +"$((log_before + 1))" > "$logfile"
 	# A user program's crash ("traps: prog[pid] general protection
 	# fault ip:... in lib.so") is the kernel reporting a user fault, not
 	# kernel trouble: show it, and leave the verdict to the test's cases.
-	echo "$new_log" | grep -E "$user_fault" | sed 's/^/# user-space fault: /'
-	new_log=$(echo "$new_log" | grep -Ev "$user_fault")
-	if echo "$new_log" | grep -Eq "$bad_log"; then
+	log_allowed "$logfile" | sed 's/^/# user-space fault: /'
+	if report=$(log_trouble "$logfile"); then
 		echo "not ok $n - $name: kernel log clean"
 		failed=$((failed + 1))
-		echo "$new_log" | grep -E -B2 -A20 "$bad_log" | head -60 | sed 's/^/# /'
+		echo "$report" | sed 's/^/# /'
 	elif [ "$cases" -eq 0 ]; then
 		echo "not ok $n - $name: ran no case (crashed or timed out after ${t_secs}s?)"
 		failed=$((failed + 1))
@@ -91,5 +91,6 @@ for t in "${selected[@]}"; do
 		echo "ok $n - $name: kernel log clean"
 	fi
 done
+rm -f "$logfile"
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -106,17 +106,15 @@ boot_guest() {
 		-serial "$serial" "$@"
 }
 
-# Scans a console log for what must never happen in the guest kernel.
-bad_log='WARNING:|BUG:|Oops|general protection fault|blocked for more than|soft lockup|hard LOCKUP|Kernel panic|kmemleak|UBSAN|KASAN|refcount_t:|unregister_netdevice: waiting'
-# A user program's crash reported by the kernel ("traps: prog[pid]
-# general protection fault ip:...") is not kernel trouble.
-user_fault=' traps: [^ ]+\[[0-9]+\] (general protection fault|trap [a-z ]+) ip:'
+# The console log is scanned for what must never happen in the guest
+# kernel, with the patterns the guest uses for each test (log-scan.sh).
+. "$here/log-scan.sh"
 log_clean() {
-	if grep -Ev "$user_fault" "$1" | grep -Eq "$bad_log"; then
-		echo "run.sh: kernel trouble in $1:" >&2
-		grep -Ev "$user_fault" "$1" | grep -E -B2 -A25 "$bad_log" | head -80 >&2
-		return 1
-	fi
+	local report
+	report=$(log_trouble "$1") || return 0
+	echo "run.sh: kernel trouble in $1:" >&2
+	echo "$report" >&2
+	return 1
 }
 
 case "$mode" in
