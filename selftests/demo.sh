@@ -5,7 +5,7 @@
 # joined by a veth pair, siw attached to the veth on each side, and what
 # stock rdma-core sees of the two RNICs.
 . "$(dirname "$0")/tests/lib.sh"
-trap cleanup_netns EXIT
+at_exit cleanup_netns
 
 say() { printf '\n\033[1m%s\033[0m\n' "$*"; }
 show() { echo "\$ $*"; "$@"; }

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 # The module: metadata, load, unload, reload.
 . "$(dirname "$0")/lib.sh"
+plan 10
 require modprobe modinfo rdma
 
 unload_siw

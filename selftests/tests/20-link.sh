@@ -3,8 +3,9 @@
 # rdma link add/delete on a veth inside a namespace and on lo, and what the
 # stock rdma-core (libibverbs with its siw provider) sees of the devices.
 . "$(dirname "$0")/lib.sh"
+plan 31
 require rdma ibv_devices ibv_devinfo ip
-trap cleanup_netns EXIT
+at_exit cleanup_netns
 
 load_siw
 check "veth pair between two namespaces" setup_veth_pair

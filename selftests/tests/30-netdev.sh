@@ -3,8 +3,9 @@
 # The siw device follows its netdev: port state on down/up with async
 # events, MTU changes, address changes, and removal with the netdev.
 . "$(dirname "$0")/lib.sh"
+plan 30
 require rdma ibv_devinfo ibv_asyncwatch ip
-trap 'kill $watch 2>/dev/null; cleanup_netns' EXIT
+at_exit 'kill $watch 2>/dev/null; cleanup_netns'
 
 load_siw
 check "veth pair between two namespaces" setup_veth_pair

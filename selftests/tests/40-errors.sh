@@ -3,8 +3,9 @@
 # Bad administrative requests fail with a clear error and leave nothing
 # behind.
 . "$(dirname "$0")/lib.sh"
+plan 21
 require rdma ip
-trap cleanup_netns EXIT
+at_exit cleanup_netns
 
 load_siw
 check "veth pair between two namespaces" setup_veth_pair

@@ -3,8 +3,9 @@
 # modprobe -r with links present removes them cleanly, also while a
 # process holds one of them open.
 . "$(dirname "$0")/lib.sh"
+plan 15
 require rdma ip ibv_asyncwatch
-trap 'kill $holder 2>/dev/null; cleanup_netns' EXIT
+at_exit 'kill $holder 2>/dev/null; cleanup_netns'
 
 load_siw
 check "veth pair between two namespaces" setup_veth_pair

@@ -6,15 +6,21 @@
 # rping with validation, perftest over rdma_cm, ucmatose, rstream,
 # rdma_server/rdma_client.
 . "$(dirname "$0")/lib.sh"
+# 28 cases after the topology's set-up: 2 on loopback, 3 on veth.
+if [ "${SIW_TOPO:-veth}" = lo ]; then
+	plan 30
+else
+	plan 31
+fi
 require rping ib_send_bw ib_write_bw ib_read_bw ib_send_lat ib_write_lat \
 	ib_read_lat ucmatose rstream rdma_server rdma_client
-trap cleanup_netns EXIT
+at_exit cleanup_netns
 
 load_siw
 if [ "${SIW_TOPO:-veth}" = lo ]; then
 	# Loopback: client and server on one host, one netdev in the initial
 	# namespace; rdma_cm needs the address of the netdev siw is on.
-	trap 'ip link del siwlo0 2>/dev/null' EXIT
+	at_exit 'ip link del siwlo0 2>/dev/null'
 	check "dummy netdev siwlo0 with 192.0.2.100 and 2001:db8::100" \
 		sh -c "ip link add siwlo0 type dummy && ip addr add 192.0.2.100/24 dev siwlo0 && ip -6 addr add 2001:db8::100/64 dev siwlo0 nodad && ip link set siwlo0 up"
 	check "rdma link add siw_lo on siwlo0" rdma link add siw_lo type siw netdev siwlo0
@@ -79,10 +85,8 @@ conn_test() { # ADDR CASE...
 	local a=$1 ns=()
 	shift
 	[ "$sns" = - ] || ns=(-S "$sns" -C "$cns")
-	echo "+ $prog -a $a ${ns[*]} $*"
-	timeout 240 "$prog" -a "$a" "${ns[@]}" "$@" |
-		sed "s/^\(\(not \)\?ok\) [0-9]* - /\1 - $a: /"
-	[ "${PIPESTATUS[0]}" = 0 ] || fail "siw_conn_test -a $a $*: exit status"
+	tap_prog "$where: siw_conn_test -a $a${*:+ $*}" \
+		timeout 240 "$prog" -a "$a" "${ns[@]}" "$@"
 }
 conn_test "$addr"
 conn_test "$addr6" send rdma mpa

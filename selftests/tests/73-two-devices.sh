@@ -8,6 +8,7 @@
 # either device, the connection must land on the device whose netdev holds
 # the address, and listens on each device's own address may share a port.
 . "$(dirname "$0")/lib.sh"
+plan 23
 require rping ib_write_bw rdma ip
 
 cleanup() {
@@ -17,7 +18,7 @@ cleanup() {
 	ip link del siwm1 2>/dev/null
 	true
 }
-trap cleanup EXIT
+at_exit cleanup
 
 load_siw
 A4=(192.0.2.17 192.0.2.33)

@@ -24,6 +24,8 @@
 # must reach the file before tcpdump is stopped, and stopping it is
 # SIGINT, then TERM and KILL, each after a bounded wait.
 . "$(dirname "$0")/lib.sh"
+# 2 cases of set-up, 15 per capture, 2 at the end.
+plan 34
 require tcpdump ethtool rping ib_read_bw ib_write_bw
 prog=$SIW_DIR/userspace/siw_conn_test
 [ -x "$prog" ] || { fail "userspace/siw_conn_test is built" "missing: $prog (make -C userspace)"; exit 1; }
@@ -31,7 +33,7 @@ addr=192.0.2.1
 . "$(dirname "$0")/capture.sh"
 require_output_share
 
-trap 'stop_capture >/dev/null; cleanup_netns' EXIT
+at_exit 'stop_capture >/dev/null; cleanup_netns'
 
 cs() { client_server "$1" "$2" "$3" "$4" "$NS1" "$NS2"; }
 
@@ -56,7 +58,7 @@ capture() {
 		"ib_read_bw -R -s 20000 -n 5" "ib_read_bw -R -s 20000 -n 5 $addr"
 	cs "$name: ib_write_bw -R -s 20000 -n 5" 120 \
 		"ib_write_bw -R -s 20000 -n 5" "ib_write_bw -R -s 20000 -n 5 $addr"
-	check "$name: siw_conn_test access reject (Terminate, MPA reject)" \
+	tap_prog "$name: siw_conn_test access reject (Terminate, MPA reject)" \
 		timeout 300 "$prog" -a "$addr" -S "$NS1" -C "$NS2" access reject
 
 	end_capture "$name" "$pcap"

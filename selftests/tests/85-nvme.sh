@@ -16,6 +16,8 @@
 # and a disconnect while it is away); `rdma link delete` and `rmmod siw`
 # while connected. Ends with nothing left behind.
 . "$(dirname "$0")/lib.sh"
+# 10 cases of set-up, 54 in the ten rounds, 51 after them.
+plan 115
 require nvme cmp dd fio
 addr=192.0.2.50
 nqn=siw-test
@@ -37,7 +39,7 @@ teardown() {
 	ip link del siwnv0 2>/dev/null
 	rm -f "$img" /tmp/nvme-pat.* /tmp/nvme-back.* /tmp/nvme-fio.*
 }
-trap teardown EXIT
+at_exit teardown
 
 load_siw
 check "dummy netdev siwnv0 with $addr" sh -c \

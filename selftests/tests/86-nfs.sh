@@ -11,6 +11,8 @@
 # 1 on both ends; then the device is deleted under a mounted client,
 # which reconnects once siw is back.
 . "$(dirname "$0")/lib.sh"
+# 10 cases of set-up, 13 per mount (6 mounts), 3 knobs, 12 at the end.
+plan 103
 require rpc.nfsd rpc.mountd exportfs rpcbind mount.nfs cmp dd
 addr=192.0.2.51
 export_dir=/tmp/nfs-export
@@ -34,7 +36,7 @@ teardown() {
 	ip link del siwnf0 2>/dev/null
 	rm -rf "$pat" "$mnt" "$export_dir"
 }
-trap teardown EXIT
+at_exit teardown
 
 load_siw
 check "dummy netdev siwnf0 with $addr" sh -c \

@@ -9,10 +9,12 @@
 # fast-register MRs, local invalidate, Send with Invalidate, Read with
 # local invalidate, ib_drain_*, immediate post errors, IRD/ORD and the
 # device attributes. The module prints one TAP line per case to the
-# kernel log; each becomes a case here. A missing plan or summary, a
-# count that does not add up, or a load that succeeds although a case
-# failed (or fails although none did) fails too.
+# kernel log; they are shown as a subtest, and one case here passes when
+# all of them did. A missing plan or summary, a count that does not add
+# up, or a load that succeeds although a case failed (or fails although
+# none did) fails too.
 . "$(dirname "$0")/lib.sh"
+plan 11
 addr=192.0.2.60
 ko=$SIW_DIR/selftests/kverbs/siw_kverbs.ko
 
@@ -21,7 +23,7 @@ teardown() {
 	rdma link delete siw_kv 2>/dev/null
 	ip link del siwkv0 2>/dev/null
 }
-trap teardown EXIT
+at_exit teardown
 
 if [ ! -f "$ko" ]; then
 	fail "the test module is built" "$ko missing: prepare builds it (make kverbs)"
@@ -41,36 +43,38 @@ echo "+ insmod exit status $rc"
 # The module's lines, without the timestamp and the prefix.
 log=$(dmesg | tail -n +"$((before + 1))" | sed -n 's/^\[[^]]*\] siw_kverbs: //p')
 
-cases=0 failed=0 plan= summary=
+cases=0 failed=0 mplan= summary= bad=
 while IFS= read -r line; do
 	case "$line" in
 	"ok "*)
 		cases=$((cases + 1))
-		ok "${line#* - }"
 		;;
 	"not ok "*)
 		cases=$((cases + 1))
 		failed=$((failed + 1))
-		fail "${line#* - }"
+		bad+="$line"$'\n'
 		;;
 	"1.."*)
-		plan=${line#1..}
+		mplan=${line#1..}
 		;;
 	*" passed, "*" failed")
 		summary=$line
 		;;
-	*)
-		echo "module: $line"
-		;;
 	esac
+	echo "    $line"
 done <<< "$log"
 
 passed=$((cases - failed))
-if [ -n "$plan" ] && [ "$plan" = "$cases" ] && [ "$cases" -gt 0 ]; then
-	ok "the module's plan (1..$plan) matches its $cases case lines"
+if [ "$cases" -gt 0 ] && [ "$failed" = 0 ]; then
+	ok "the module's cases: all $cases passed"
+else
+	fail "the module's cases: all passed" "$cases cases, $failed failed" "$bad"
+fi
+if [ -n "$mplan" ] && [ "$mplan" = "$cases" ] && [ "$cases" -gt 0 ]; then
+	ok "the module's plan (1..$mplan) matches its $cases case lines"
 else
 	fail "the module's plan matches its case lines" \
-		"plan '${plan:-missing}', $cases case lines"
+		"plan '${mplan:-missing}', $cases case lines"
 fi
 if [ "$summary" = "$passed passed, $failed failed" ]; then
 	ok "the module's summary: $summary"
@@ -88,6 +92,9 @@ if [ "$rc" = 0 ]; then
 	check "the module's counts: passed $passed, failed 0" sh -c \
 		"[ \$(cat /sys/module/siw_kverbs/parameters/passed) = $passed ] && [ \$(cat /sys/module/siw_kverbs/parameters/failed) = 0 ]"
 	check "rmmod siw_kverbs" rmmod siw_kverbs
+else
+	fail "the module's counts in sysfs" "insmod failed: the module is not loaded"
+	fail "rmmod siw_kverbs" "insmod failed: the module is not loaded"
 fi
 
 teardown

@@ -9,11 +9,14 @@
 # with each RTR type, and p2p with a first frame that is not the RTR. The kernel log must stay clean (rate
 # limited lines about the peer only) and siw must unload afterwards.
 . "$(dirname "$0")/lib.sh"
+# 3 cases of set-up, 1 per MPA mode and 4 more per captured mode, 2 at
+# the end.
+plan 24
 require rdma tcpdump
 addr=192.0.2.1
 . "$(dirname "$0")/capture.sh"
 require_output_share
-trap 'stop_capture >/dev/null; cleanup_netns' EXIT
+at_exit 'stop_capture >/dev/null; cleanup_netns'
 prog=$SIW_DIR/userspace/siw_hostile
 out=/tmp/hostile.$$.out
 
@@ -39,13 +42,16 @@ for mode in "" "-c" "-1" "-1 -c" "-p 2" "-p 4" "-p 1" "-p 4 -c" \
 		rm -f "/tmp/$name.pcap" "$SIW_OUT/$name.pcap" "$SIW_OUT/$name.expect"
 		start_capture "$name" "/tmp/$name.pcap"
 	fi
-	echo "+ $prog -a $addr -S $NS1 -C $NS2 $mode"
-	timeout 300 "$prog" -a $addr -S "$NS1" -C "$NS2" $mode | tee "$out"
-	[ "${PIPESTATUS[0]}" = 0 ] || fail "siw_hostile $mode: exit status"
+	tap_prog "siw_hostile${mode:+ $mode}" \
+		timeout 300 "$prog" -a $addr -S "$NS1" -C "$NS2" $mode
+	cp "$TAP_LOG" "$out"
 	if [ -n "$name" ]; then
 		end_capture "$name" "/tmp/$name.pcap"
-		stop_capture >/dev/null ||
+		if stop_capture >/dev/null; then
+			ok "$name: tcpdump stopped on SIGINT"
+		else
 			fail "$name: tcpdump stopped on SIGINT" "$(cat "$dump_log")"
+		fi
 		check "$name: capture and expected Terminates copied to the output share" \
 			sh -c "cp /tmp/$name.pcap $SIW_OUT/$name.pcap && grep '^# expect-terminate ' $out > $SIW_OUT/$name.expect"
 		rm -f "/tmp/$name.pcap"

@@ -1,8 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 #
-# Helpers for in-VM tests. A test sources this file and reports each case
-# with ok/fail/check; guest-run-tests.sh numbers the cases. Commands are
-# echoed before they run, so a failure's log says what was done.
+# Helpers for in-VM tests. A test sources this file, states its plan (how
+# many cases it reports) and reports each case with ok/fail/check;
+# guest-run-tests.sh numbers the cases. Commands are echoed before they
+# run, so a failure's log says what was done.
+#
+# The rules guest-run-tests.sh holds every test to:
+#   - "plan N" comes before the first case, and the test reports exactly
+#     N cases; a short count fails ("planned N cases, ran M");
+#   - a test exits 0 when every case passed and non-zero otherwise (lib.sh
+#     sees to it: it owns the EXIT trap, and a test's cleanup goes through
+#     at_exit); dying by a signal, or exiting non-zero with no case failed,
+#     fails the test;
+#   - a program that prints TAP of its own (userspace/siw_*) runs through
+#     tap_prog: one case, its lines shown as a subtest.
 #
 # Topology made by setup_veth_pair:
 #
@@ -16,17 +27,40 @@ NS2=siw-b-$$
 IF1=veth-a
 IF2=veth-b
 
+# How many of this test's cases failed.
+LIB_FAILED=0
+
+# plan N: the number of cases this test reports, stated before the first.
+plan() { echo "1..$1"; }
+
 ok() { echo "ok - $*"; }
 
 # fail DESC [DETAIL...]: a failed case, with its details as comments.
 fail() {
 	local desc=$1
 	shift
+	LIB_FAILED=$((LIB_FAILED + 1))
 	echo "not ok - $desc"
 	for d in "$@"; do
 		echo "$d" | sed 's/^/    /'
 	done
 }
+
+# at_exit CMD: CMD runs when the test exits, however it exits (in place
+# of trap CMD EXIT: lib.sh holds that trap).
+LIB_AT_EXIT=
+at_exit() { LIB_AT_EXIT=$1; }
+
+# The test's exit status: its own when non-zero, else 1 if a case failed.
+lib_exit() {
+	local rc=$?
+	trap - EXIT
+	[ -n "$LIB_AT_EXIT" ] && eval "$LIB_AT_EXIT"
+	rm -f "$TAP_LOG"
+	[ "$rc" = 0 ] && [ "$LIB_FAILED" -gt 0 ] && rc=1
+	exit "$rc"
+}
+trap lib_exit EXIT
 
 # run CMD...: echo, then run a command, keeping its output in $OUT.
 run() {
@@ -37,7 +71,8 @@ run() {
 	return $rc
 }
 
-# check DESC CMD...: a case that passes when CMD succeeds.
+# check DESC CMD...: a case that passes when CMD succeeds. Like the
+# other checks, returns non-zero when the case failed.
 check() {
 	local desc=$1
 	shift
@@ -45,6 +80,7 @@ check() {
 		ok "$desc"
 	else
 		fail "$desc" "command failed: $*"
+		return 1
 	fi
 }
 
@@ -54,6 +90,7 @@ check_fails() {
 	shift
 	if run "$@"; then
 		fail "$desc" "command succeeded but must fail: $*"
+		return 1
 	else
 		ok "$desc"
 	fi
@@ -79,6 +116,60 @@ check_wait() {
 	else
 		run "$@"
 		fail "$desc" "still failing after ${secs}s: $*"
+		return 1
+	fi
+}
+
+# status_text RC: an exit status in words.
+status_text() {
+	if [ "$1" = 124 ]; then
+		echo "timed out (status 124)"
+	elif [ "$1" -gt 128 ]; then
+		echo "killed by signal $(kill -l $(($1 - 128)) 2>/dev/null || echo $(($1 - 128)))"
+	else
+		echo "exit status $1"
+	fi
+}
+
+# tap_prog DESC CMD...: one case for a program that prints TAP of its own
+# (userspace/siw_*), its lines shown indented below it (a subtest). The
+# case passes when the program printed N case lines, none "not ok", then
+# its plan "1..N", and exited 0: a program that crashed or was killed
+# after some "ok" lines fails. Its output stays in $TAP_LOG.
+TAP_LOG=/tmp/tap.$$.log
+tap_prog() {
+	local desc=$1 rc n plan bad
+	shift
+	echo "+ $*"
+	"$@" 2>&1 | tee "$TAP_LOG" | sed 's/^/    /'
+	rc=${PIPESTATUS[0]}
+	n=$(grep -Ec '^(not )?ok ' "$TAP_LOG")
+	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$TAP_LOG" | tail -1)
+	bad=$(grep '^not ok ' "$TAP_LOG")
+	if [ "$rc" = 0 ] && [ -z "$bad" ] && [ "$plan" = "$n" ] && [ "$n" -gt 0 ]; then
+		ok "$desc ($n cases)"
+	else
+		fail "$desc" "$(status_text "$rc"), plan ${plan:-missing}, $n case lines" \
+			${bad:+"failed:" "$bad"}
+		return 1
+	fi
+}
+
+# subtest DESC CMD...: one case for a command (often a function) that
+# reports a number of cases not known beforehand, shown indented below
+# it. The case passes when at least one ran and none failed.
+subtest() {
+	local desc=$1 log=/tmp/subtest.$$.log n bad
+	shift
+	"$@" 2>&1 | tee "$log" | sed 's/^/    /'
+	n=$(grep -Ec '^(not )?ok ' "$log")
+	bad=$(grep '^not ok ' "$log")
+	rm -f "$log"
+	if [ -z "$bad" ] && [ "$n" -gt 0 ]; then
+		ok "$desc ($n cases)"
+	else
+		fail "$desc" "$n cases" ${bad:+"failed:" "$bad"}
+		return 1
 	fi
 }
 
