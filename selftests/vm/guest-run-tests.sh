@@ -4,16 +4,22 @@
 # guest-run-tests.sh [NAME...]
 #
 # Runs the in-VM tests selftests/tests/NN-NAME.sh (all, or those named, or
-# scripts given by absolute path) and
-# prints one TAP stream: every case of every test, numbered in order, plus
-# one case per test that the kernel log stayed clean while it ran (the
-# patterns of bad-log.patterns, through log-scan.sh). Each test runs under
-# its own timeout.
+# scripts given by absolute path) and prints one TAP stream: every case of
+# every test, numbered in order, plus the harness's own cases:
+#
+#   - per test, that the kernel log stayed clean while it ran (the
+#     patterns of bad-log.patterns);
+#   - per test, only when something is wrong: no plan ("1..N" before the
+#     first case), fewer or more cases than planned, a timeout, death by a
+#     signal, or an exit status that disagrees with its cases (a test
+#     exits 0 exactly when every case passed).
+#
+# Each test runs under its own timeout ("# timeout: N" in its header,
+# else 300 s).
 here=$(cd "$(dirname "$0")" && pwd)
 tests_dir=$(cd "$here/../tests" && pwd)
 timeout_s=${SIW_TEST_TIMEOUT:-300}
 . "$here/log-scan.sh"
-logfile=/tmp/guest-run-tests.$$.log
 
 selected=()
 if [ $# -eq 0 ]; then
@@ -33,12 +39,28 @@ fi
 
 n=0
 failed=0
+# result ok|"not ok" DESC: one numbered case of the run.
+result() {
+	n=$((n + 1))
+	echo "$1 $n - $2"
+	[ "$1" = ok ] || failed=$((failed + 1))
+}
+
+# status_text RC: an exit status in words (as lib.sh's).
+status_text() {
+	if [ "$1" -gt 128 ]; then
+		echo "killed by signal $(kill -l $(($1 - 128)) 2>/dev/null || echo $(($1 - 128)))"
+	else
+		echo "exit status $1"
+	fi
+}
+
 echo "TAP version 13"
+rcfile=/tmp/guest-run-tests.$$.rc
+logfile=/tmp/guest-run-tests.$$.log
 for t in "${selected[@]}"; do
 	if [ "${t#missing:}" != "$t" ]; then
-		n=$((n + 1))
-		echo "not ok $n - ${t#missing:}: no such test in $tests_dir"
-		failed=$((failed + 1))
+		result "not ok" "${t#missing:}: no such test in $tests_dir"
 		continue
 	fi
 	name=$(basename "$t" .sh)
@@ -48,49 +70,63 @@ for t in "${selected[@]}"; do
 	t_secs=$(sed -n 's/^# timeout: *\([0-9][0-9]*\).*/\1/p' "$t" | head -1)
 	t_secs=${t_secs:-$timeout_s}
 	log_before=$(dmesg | wc -l)
-	cases=0
-	rc=
+	cases=0 bad=0 plan=
+	rm -f "$rcfile"
 	while IFS= read -r line; do
 		case "$line" in
 		"ok "*|"not ok "*)
-			n=$((n + 1))
 			cases=$((cases + 1))
 			# "ok - d", "ok 7 - d" or "not ok ...": renumber.
 			status=ok
-			case "$line" in "not ok"*) status="not ok" ;; esac
-			[ "$status" = ok ] || failed=$((failed + 1))
-			echo "$status $n - $name: ${line#* - }"
+			case "$line" in "not ok"*) status="not ok" bad=$((bad + 1)) ;; esac
+			result "$status" "$name: ${line#* - }"
 			;;
-		"exit-status "*)
-			rc=${line#exit-status }
+		1..*)
+			# The plan counts only before the first case; a "1..N"
+			# after cases is not one (a program's own, say).
+			if [ -z "$plan" ] && [ $cases = 0 ]; then
+				plan=${line#1..}
+			fi
+			echo "# $line"
 			;;
 		*)
 			echo "# $line"
 			;;
 		esac
-	done < <(cd "$tests_dir" && timeout -k 10 "$t_secs" bash "$t" 2>&1; echo "exit-status $?")
+	done < <(cd "$tests_dir" && timeout -k 10 "$t_secs" bash "$t" 2>&1; echo $? > "$rcfile")
+	rc=$(cat "$rcfile" 2>/dev/null || echo 255)
+
+	# How the test ended, against its cases.
 	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-		n=$((n + 1))
-		echo "not ok $n - $name: timed out after ${t_secs}s"
-		failed=$((failed + 1))
+		result "not ok" "$name: timed out after ${t_secs}s (status $rc)"
+	elif [ "$rc" -gt 128 ]; then
+		result "not ok" "$name: $(status_text "$rc")"
+	elif [ "$rc" != 0 ] && [ $bad = 0 ]; then
+		result "not ok" "$name: exit status $rc although no case failed"
+	elif [ "$rc" = 0 ] && [ $bad != 0 ]; then
+		result "not ok" "$name: exit status 0 although $bad cases failed"
+	elif [ "$rc" != 0 ]; then
+		echo "# $name: exit status $rc ($bad cases failed)"
 	fi
-	n=$((n + 1))
+	if [ -z "$plan" ]; then
+		result "not ok" "$name: no plan (1..N) before its first case; ran $cases"
+	elif [ "$plan" != "$cases" ]; then
+		result "not ok" "$name: planned $plan cases, ran $cases"
+	fi
+
 	dmesg | tail -n +"$((log_before + 1))" > "$logfile"
 	# A user program's crash ("traps: prog[pid] general protection
 	# fault ip:... in lib.so") is the kernel reporting a user fault, not
 	# kernel trouble: show it, and leave the verdict to the test's cases.
 	log_allowed "$logfile" | sed 's/^/# user-space fault: /'
 	if report=$(log_trouble "$logfile"); then
-		echo "not ok $n - $name: kernel log clean"
-		failed=$((failed + 1))
+		result "not ok" "$name: kernel log clean"
 		echo "$report" | sed 's/^/# /'
-	elif [ "$cases" -eq 0 ]; then
-		echo "not ok $n - $name: ran no case (crashed or timed out after ${t_secs}s?)"
-		failed=$((failed + 1))
 	else
-		echo "ok $n - $name: kernel log clean"
+		result ok "$name: kernel log clean"
 	fi
 done
-rm -f "$logfile"
+rm -f "$rcfile" "$logfile"
+
 echo "1..$n"
 [ "$failed" -eq 0 ]
