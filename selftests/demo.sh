@@ -9,6 +9,8 @@ at_exit cleanup_netns
 
 say() { printf '\n\033[1m%s\033[0m\n' "$*"; }
 show() { echo "\$ $*"; "$@"; }
+# listens PORT: a server in $NS1 listens on TCP port PORT (siw's socket).
+listens() { n1 ss -ltnH "sport = :$1" | grep -q .; }
 
 say "1. Two network namespaces, $NS1 and $NS2, joined by a veth pair:"
 echo "   $NS1: $IF1 192.0.2.1/24  <--->  $NS2: $IF2 192.0.2.2/24"
@@ -30,12 +32,12 @@ show ibv_devinfo -d siw_a || exit 1
 say "5. RDMA traffic between the namespaces: rping (Send/Receive, RDMA Read and"
 echo "   Write, every byte validated), then RDMA Write bandwidth with perftest."
 n1 timeout 60 rping -s -a 192.0.2.1 -V -C 10 -S 4096 > /tmp/demo-rping.log 2>&1 &
-sleep 1
+wait_for 20 listens 7174
 show ip netns exec "$NS2" timeout 60 rping -c -a 192.0.2.1 -V -C 10 -S 4096 || exit 1
 wait $! || exit 1
 echo "rping: 10 round trips of 4 KiB, data validated on both sides"
 n1 timeout 60 ib_write_bw -R -s 65536 -n 200 > /tmp/demo-bw.log 2>&1 &
-sleep 1
+wait_for 20 listens 18515
 show ip netns exec "$NS2" timeout 60 ib_write_bw -R -s 65536 -n 200 192.0.2.1 |
 	grep -A2 '#bytes' || exit 1
 wait $! || exit 1

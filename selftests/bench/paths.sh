@@ -71,24 +71,31 @@ addr() {
 sx() { if [ "$topo" = veth ]; then ip netns exec $NS1 "$@"; else "$@"; fi; }
 cx() { if [ "$topo" = veth ]; then ip netns exec $NS2 "$@"; else "$@"; fi; }
 
+# listening [PORT]: a TCP listener (tcp_bench, siw's kernel socket) or an
+# rdma_cm one (rxe) on PORT (default $port) in the server's namespace.
+port=18515
+listening() {
+	local p=${1:-$port}
+	sx ss -ltnH "sport = :$p" | grep -q . ||
+		sx rdma resource show cm_id 2>/dev/null | grep -q "LISTEN.*:$p "
+}
+
 # Does TRANSPORT carry rdma_cm traffic on $topo? (rxe on 6.1's veth: no.)
+# The client starts once rping's server listens (port 7174), or has
+# ended, or after 30 s.
 rdma_works() {
-	local a
+	local a i spid
 	a=$(addr "$topo" "$1")
 	sx timeout 30 rping -s -a "$a" -C 3 >/dev/null 2>&1 &
-	sleep 1
+	spid=$!
+	for ((i = 0; i < 300; i++)); do
+		listening 7174 || ! kill -0 $spid 2>/dev/null && break
+		sleep 0.1
+	done
 	cx timeout 20 rping -c -a "$a" -C 3 >/dev/null 2>&1
 	local rc=$?
 	wait
 	return $rc
-}
-
-# listening: a TCP listener (tcp_bench, siw's kernel socket) or an rdma_cm
-# one (rxe) on $port in the server's namespace.
-port=18515
-listening() {
-	sx ss -ltnH "sport = :$port" | grep -q . ||
-		sx rdma resource show cm_id 2>/dev/null | grep -q "LISTEN.*:$port "
 }
 
 # client_server SERVER... -- CLIENT...: runs both, prints the client's
@@ -116,7 +123,11 @@ client_server() {
 		[ $rc = 0 ] && [ $src = 0 ] && break
 		echo "bench $bench_name: attempt $attempt failed ($rc/$src): ${cli[*]}" >&2
 		cat /tmp/bench-cli.err "$slog" >&2
-		sleep 1
+		# The next server may start once this one's listener is gone.
+		for ((i = 0; i < 100; i++)); do
+			listening || break
+			sleep 0.1
+		done
 	done
 	if [ $rc != 0 ] || [ $src != 0 ]; then
 		return 1

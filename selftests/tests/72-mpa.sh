@@ -89,7 +89,8 @@ conn "p2p no common rtr"     "2 0 1 4" "2 0 1 1" refused
 set_dev siw_a 2 0 0 6
 set_dev siw_b 2 0 0 6
 
-# A silent responder: TCP accepts, no MPA reply ever comes.
+# A silent responder: TCP accepts, no MPA reply ever comes. (The sleep
+# only holds nc's input open: nc answers nothing while it waits.)
 knob siw_b timeout_ms 2000
 n1 sh -c 'sleep 100 | busybox nc -l -p 7999' > /dev/null 2>&1 &
 nc_pid=$!
@@ -103,8 +104,9 @@ pkill -9 -f 'sleep 100' 2>/dev/null
 pkill -9 -f 'busybox nc' 2>/dev/null
 wait $nc_pid 2>/dev/null
 
-# A silent initiator: TCP connects to a siw listener and sends nothing;
-# the listener's side closes it once the timeout has passed.
+# A silent initiator: TCP connects to a siw listener and sends nothing
+# (the sleep holds nc's input open); the listener's side closes it once
+# the timeout has passed.
 knob siw_a timeout_ms 5000
 n1 rping -s -a 192.0.2.1 -p 7998 -C 1 > /dev/null 2>&1 &
 rp_pid=$!

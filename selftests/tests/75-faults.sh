@@ -109,6 +109,7 @@ rping_start 7174 3000
 check_wait "link down/up: the rping pair is moving data" 30 rping_moving
 check "link down/up: ip link set $IF2 down" n2 ip link set "$IF2" down
 check_wait "link down/up: port of siw_b down" 5 port_state_is siw_b PORT_DOWN
+# The gap under test: the link stays down this long.
 sleep 3
 check "link down/up: ip link set $IF2 up" n2 ip link set "$IF2" up
 check_wait "link down/up: port of siw_b active" 10 port_state_is siw_b PORT_ACTIVE

@@ -17,6 +17,8 @@ cd /
 poweroff_now() {
 	sync
 	echo o > /proc/sysrq-trigger
+	# The power-off is under way; PID 1 must not exit meanwhile (that
+	# would panic the kernel).
 	sleep 30
 }
 
@@ -30,7 +32,9 @@ ip link set lo up
 # path from a work item. Under TCG that live code patching, racing a
 # packet on the other vCPU, once killed a guest with a stray int3 in
 # inet6_ehashfn. Trigger it here, while nothing else runs, and let the
-# work item finish: two refused connects over loopback are enough.
+# work item finish: two refused connects over loopback are enough. That
+# work item leaves no trace user space can poll for, so this waits a
+# second instead.
 for a in 127.0.0.1 ::1; do
 	(exec 3<>"/dev/tcp/$a/9") 2>/dev/null
 done

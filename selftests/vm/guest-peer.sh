@@ -46,19 +46,30 @@ check "ibv_devinfo through the stock provider: iWARP" \
 barrier siw-up
 check "traffic still flows with siw attached" ping -c3 -i0.2 -W2 "192.0.2.1$peer"
 
-# RDMA between the guests: guest 1 serves, guest 2 connects.
+# RDMA between the guests: guest 1 serves, guest 2 connects once the
+# server listens (a new TCP listener: siw's kernel socket).
+listeners() { ss -ltnH | wc -l; }
+more_listeners() { [ "$(listeners)" -gt "$1" ]; }
 rdma_between() { # NAME SECS SERVER_CMD CLIENT_CMD
-	local log=/tmp/peer.$$.log
+	local log=/tmp/peer.$$.log rc before spid
 	barrier "start-$1"
 	if [ "$me" = 1 ]; then
+		before=$(listeners)
 		echo "+ server: $3"
-		timeout "$2" $3 > "$log" 2>&1
+		timeout "$2" $3 > "$log" 2>&1 &
+		spid=$!
+		wait_for 30 more_listeners "$before" ||
+			echo "# the server is not listening after 30 s"
+		barrier "listening-$1"
+		wait $spid
+		rc=$?
 	else
-		sleep 2
+		barrier "listening-$1"
 		echo "+ client: $4"
 		timeout "$2" $4 > "$log" 2>&1
+		rc=$?
 	fi
-	if [ $? = 0 ]; then
+	if [ $rc = 0 ]; then
 		ok "$1"
 	else
 		fail "$1" "$(tail -15 "$log")"
