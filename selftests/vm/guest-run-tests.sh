@@ -104,9 +104,9 @@ for t in "${selected[@]}"; do
 	elif [ "$rc" != 0 ] && [ $bad = 0 ]; then
 		result "not ok" "$name: exit status $rc although no case failed"
 	elif [ "$rc" = 0 ] && [ $bad != 0 ]; then
-		result "not ok" "$name: exit status 0 although $bad cases failed"
+		result "not ok" "$name: exit status 0 although $bad of its cases failed"
 	elif [ "$rc" != 0 ]; then
-		echo "# $name: exit status $rc ($bad cases failed)"
+		echo "# $name: exit status $rc, after $bad failed cases"
 	fi
 	if [ -z "$plan" ]; then
 		result "not ok" "$name: no plan (1..N) before its first case; ran $cases"
