@@ -12,9 +12,12 @@
 #   make uninstall       remove it again
 #
 # KVER selects the Debian kernel series of the test VM: 6.1 (default) or 6.12.
+# DEBUG=1 runs check, shell and demo on the debug build of the 6.1 kernel
+# (scripts/debug-kernel.sh: lockdep, KASAN, kmemleak...).
 # T="test ..." runs only the named in-VM tests.
 
 KVER ?= 6.1
+DEBUG ?= 0
 FUZZ_TIME ?= 300
 # The running kernel's build tree when there is one, otherwise Debian's
 # linux-headers-$(KVER).*-amd64 under /usr/src.
@@ -37,7 +40,7 @@ kverbs:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/kverbs modules
 
 check:
-	KVER=$(KVER) T="$(T)" selftests/check.sh
+	KVER=$(KVER) DEBUG=$(DEBUG) T="$(T)" selftests/check.sh
 
 # The benchmark (not part of check: these machines are noisy): siw against
 # raw TCP and rdma_rxe in one boot, then NVMe-oF and guest profiles, then
@@ -51,10 +54,10 @@ fuzz:
 	$(MAKE) -s -C selftests/fuzz run FUZZ_TIME=$(FUZZ_TIME)
 
 demo:
-	KVER=$(KVER) selftests/demo-vm.sh
+	KVER=$(KVER) DEBUG=$(DEBUG) selftests/demo-vm.sh
 
 shell:
-	KVER=$(KVER) selftests/shell-vm.sh
+	KVER=$(KVER) DEBUG=$(DEBUG) selftests/shell-vm.sh
 
 install:
 	@if command -v dkms >/dev/null; then \

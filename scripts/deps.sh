@@ -1,15 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 #
-# deps.sh [KVER]
+# deps.sh [KVER] [debug]
 #
 # Installs what building and testing siw needs on a Debian 12 host, and
 # nothing it does not: the guest kernel is unpacked by kernel.sh, never
-# installed. As root it installs what is missing; as a normal user it
-# prints the exact command to run and fails.
+# installed. With "debug" (make check DEBUG=1) also what building a kernel
+# from source takes (scripts/debug-kernel.sh). As root it installs what is
+# missing; as a normal user it prints the exact command to run and fails.
 set -euo pipefail
 
 kver=${1:-6.1}
+debug=${2:-}
+case "$debug" in
+""|debug) ;;
+*) echo "usage: deps.sh [KVER] [debug]" >&2; exit 2 ;;
+esac
 
 packages=(
 	build-essential bc kmod cpio xz-utils zstd dwarves clang libclang-rt-14-dev
@@ -19,6 +25,10 @@ packages=(
 	libibverbs-dev librdmacm-dev
 	linux-headers-amd64
 )
+# The debug kernel is built from Debian's linux-source-6.1.
+if [ "$debug" = debug ]; then
+	packages+=(flex bison libelf-dev libssl-dev gawk)
+fi
 
 # wireshark-common asks whether non-root users may capture; answer "no"
 # beforehand, so that installing tshark never waits for a question.

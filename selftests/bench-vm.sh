@@ -12,6 +12,8 @@ for b in "$@"; do
 	[ -x "$top/selftests/bench/$b.sh" ] ||
 		{ echo "$0: no benchmark selftests/bench/$b.sh" >&2; exit 2; }
 done
+# Figures from the debug kernel would mean nothing.
+[ "$debug" = 1 ] && { echo "$0: no benchmarks on the debug kernel (DEBUG=1)" >&2; exit 2; }
 prepare || exit 1
 out=build/vm/bench-$abi
 rm -f "$out"/bench-*.tsv "$out"/bench-*.md

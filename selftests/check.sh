@@ -4,6 +4,9 @@
 # check.sh: what `make check` runs.
 #
 #   KVER=6.1|6.12   Debian kernel series of the guest (default 6.1)
+#   DEBUG=1         the guests run the debug kernel (scripts/debug-kernel.sh:
+#                   lockdep, KASAN, kmemleak, debug objects, UBSAN, KFENCE;
+#                   6.1 only), benchmarks skipped
 #   FUZZ_TIME=N     seconds of fuzzing per target (default 30)
 #   T="name ..."    run only these in-VM tests (names from selftests/tests,
 #                   or "twovm" for the two-guest topology)
@@ -13,12 +16,15 @@
 # kernel, runs the host tests and the in-VM tests, and ends with the line
 # "N passed, N failed". Exits non-zero on any failure, including a guest
 # that hangs (bounded by the run's timeout) or logs a kernel warning.
+# What was not run ("# SKIP" lines, or TAP's "ok ... # SKIP") is listed
+# before the summary and counted neither way.
 set -uo pipefail
 
 . "$(dirname "$0")/prepare.sh"
 tests=${T:-}
 
 results=$top/build/results-$kver
+[ "$debug" = 1 ] && results+=-debug
 mkdir -p "$results"
 rm -f "$results"/*.tap
 
@@ -108,7 +114,8 @@ if [ $twovm = 1 ]; then
 	for i in 1 2; do
 		f=build/vm/twovm-$abi/vm$i/results.tap
 		if [ -f "$f" ]; then
-			sed "s/^\(\(not \)\?ok [0-9]* - \)/\1vm$i: /" "$f" > "$results/twovm$i.tap"
+			sed -e "s/^\(\(not \)\?ok [0-9]* - \)/\1vm$i: /" \
+				-e "s/^# SKIP /# SKIP vm$i: /" "$f" > "$results/twovm$i.tap"
 		else
 			echo "not ok 1 - vm$i: the guest produced no results (see ${f%/*}/console.log)" > "$results/twovm$i.tap"
 		fi
@@ -116,7 +123,14 @@ if [ $twovm = 1 ]; then
 	done
 fi
 
-passed=$(cat "$results"/*.tap | grep -c '^ok ')
+# A skipped case is no pass.
+skipped=$(cat "$results"/*.tap | grep -E '^# SKIP |^ok .*# SKIP')
+if [ -n "$skipped" ]; then
+	echo "== not run"
+	echo "$skipped"
+	echo "$(echo "$skipped" | wc -l) not run (skipped)"
+fi
+passed=$(cat "$results"/*.tap | grep '^ok ' | grep -vc '# SKIP')
 failed=$(cat "$results"/*.tap | grep -c '^not ok ')
 # A guest that crashed, hung or logged a kernel warning fails the run even
 # where every case it printed passed.

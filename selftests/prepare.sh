@@ -1,15 +1,42 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 #
-# Sourced by check.sh, demo-vm.sh and shell-vm.sh: install what is missing,
-# fetch the Debian kernel of series $KVER, and build siw.ko against exactly
-# that kernel. Sets $top, $kver and $abi; returns non-zero on failure.
+# Sourced by check.sh, demo-vm.sh, shell-vm.sh and bench-vm.sh: install
+# what is missing, fetch the Debian kernel of series $KVER (or, with
+# DEBUG=1, build the debug kernel of the 6.1 series), and build siw.ko
+# against exactly that kernel. Sets $top, $kver, $debug and $abi; returns
+# non-zero on failure.
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 kver=${KVER:-6.1}
+case ${DEBUG:-0} in
+1) debug=1 ;;
+*) debug=0 ;;
+esac
 
 prepare() {
 	cd "$top" || return 1
-	scripts/deps.sh "$kver" || return 1
-	abi=$(scripts/kernel.sh "$kver" build/kernels) || return 1
+	case ${DEBUG:-0} in
+	0|1) ;;
+	*) echo "DEBUG=1 selects the debug kernel, DEBUG=0 (the default) Debian's; not '$DEBUG'" >&2
+	   return 1 ;;
+	esac
+	if [ $debug = 1 ]; then
+		# scripts/debug-kernel.sh builds Debian's 6.1 source only.
+		if [ "$kver" != 6.1 ]; then
+			echo "DEBUG=1 runs on the debug build of the 6.1 kernel only; KVER=$kver is not supported with it" >&2
+			return 1
+		fi
+		scripts/deps.sh "$kver" debug || return 1
+		echo "== the debug kernel (scripts/debug-kernel.sh; a first build takes about 40 minutes)"
+		# SIGPIPE ignored: debug-kernel.sh's awk programs stop reading
+		# apt-cache's output at their first match, and apt-cache killed
+		# by SIGPIPE fails the script (pipefail, set -e) before it looks
+		# at its cache; ignored, apt-cache just stops writing. (The fix
+		# belongs in that script, whose every change is a new kernel.)
+		abi=$(trap '' PIPE; scripts/debug-kernel.sh build/kernels) || return 1
+	else
+		scripts/deps.sh "$kver" || return 1
+		abi=$(scripts/kernel.sh "$kver" build/kernels) || return 1
+	fi
 	echo "== building siw.ko for $abi"
 	make -s modules KDIR="$top/build/kernels/$abi/root/usr/src/linux-headers-$abi" \
 		KCFLAGS=-Werror W=1 || return 1
@@ -22,5 +49,8 @@ prepare() {
 
 # run_vm ARGS...: selftests/vm/run.sh for the prepared kernel and module.
 run_vm() {
-	selftests/vm/run.sh --abi "$abi" --kcache build/kernels --module siw/siw.ko "$@"
+	local opts=()
+	[ $debug = 1 ] && opts+=(--debug)
+	selftests/vm/run.sh --abi "$abi" --kcache build/kernels --module siw/siw.ko \
+		"${opts[@]}" "$@"
 }

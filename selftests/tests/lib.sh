@@ -26,6 +26,8 @@ NS1=siw-a-$$
 NS2=siw-b-$$
 IF1=veth-a
 IF2=veth-b
+# Waits take this many times longer on a slow guest (the debug kernel).
+SIW_TIMEOUT_SCALE=${SIW_TIMEOUT_SCALE:-1}
 
 # How many of this test's cases failed.
 LIB_FAILED=0
@@ -96,9 +98,10 @@ check_fails() {
 	fi
 }
 
-# wait_for SECONDS CMD...: poll CMD until it succeeds or time runs out.
+# wait_for SECONDS CMD...: poll CMD until it succeeds or time runs out
+# (SECONDS times SIW_TIMEOUT_SCALE).
 wait_for() {
-	local deadline=$((SECONDS + $1))
+	local deadline=$((SECONDS + $1 * SIW_TIMEOUT_SCALE))
 	shift
 	while ! "$@" >/dev/null 2>&1; do
 		[ $SECONDS -ge $deadline ] && return 1
@@ -110,12 +113,12 @@ wait_for() {
 check_wait() {
 	local desc=$1 secs=$2
 	shift 2
-	echo "+ (waiting up to ${secs}s) $*"
+	echo "+ (waiting up to $((secs * SIW_TIMEOUT_SCALE))s) $*"
 	if wait_for "$secs" "$@"; then
 		ok "$desc"
 	else
 		run "$@"
-		fail "$desc" "still failing after ${secs}s: $*"
+		fail "$desc" "still failing after $((secs * SIW_TIMEOUT_SCALE))s: $*"
 		return 1
 	fi
 }

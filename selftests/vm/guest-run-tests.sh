@@ -15,10 +15,13 @@
 #     exits 0 exactly when every case passed).
 #
 # Each test runs under its own timeout ("# timeout: N" in its header,
-# else 300 s).
+# else 300 s), times SIW_TIMEOUT_SCALE. With SIW_DEBUG=1 (the debug
+# kernel) a test with a "# debug-skip: REASON" header is not run: it gets
+# a "# SKIP" line, which is not a case.
 here=$(cd "$(dirname "$0")" && pwd)
 tests_dir=$(cd "$here/../tests" && pwd)
 timeout_s=${SIW_TEST_TIMEOUT:-300}
+scale=${SIW_TIMEOUT_SCALE:-1}
 . "$here/log-scan.sh"
 
 selected=()
@@ -65,10 +68,15 @@ for t in "${selected[@]}"; do
 	fi
 	name=$(basename "$t" .sh)
 	name=${name#[0-9][0-9]-}
-	echo "# test: $name"
+	echo "# test: $name (at $(cut -d' ' -f1 /proc/uptime) s of uptime)"
+	skip=$(sed -n 's/^# debug-skip: *//p' "$t" | head -1)
+	if [ "${SIW_DEBUG:-0}" = 1 ] && [ -n "$skip" ]; then
+		echo "# SKIP $name: not run on the debug kernel: $skip"
+		continue
+	fi
 	# A test may ask for more time with a "# timeout: SECONDS" line.
 	t_secs=$(sed -n 's/^# timeout: *\([0-9][0-9]*\).*/\1/p' "$t" | head -1)
-	t_secs=${t_secs:-$timeout_s}
+	t_secs=$((${t_secs:-$timeout_s} * scale))
 	log_before=$(dmesg | wc -l)
 	cases=0 bad=0 plan=
 	rm -f "$rcfile"

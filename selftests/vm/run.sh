@@ -20,7 +20,12 @@
 #   --out DIR        output directory (console logs, TAP, dmesg)
 #   --timeout SECS   wall-clock limit of the whole boot (default: for
 #                    test, the sum of the tests' own timeouts plus 300;
-#                    otherwise 1500)
+#                    otherwise 1500; times SIW_TIMEOUT_SCALE)
+#   --debug          ABI is the debug kernel (scripts/debug-kernel.sh):
+#                    the guest panics on a WARN (panic_on_warn=1), has 3
+#                    GiB, waits and timeouts take SIW_TIMEOUT_SCALE (3)
+#                    times longer, and tests with a "# debug-skip:"
+#                    header are skipped
 #
 # Exit status: 0 when the guest(s) ran MODE to the end and reported
 # success and the console log holds no kernel warning; 1 otherwise.
@@ -28,7 +33,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-abi= kcache= module= out= timeout_s=
+abi= kcache= module= out= timeout_s= debug=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--abi) abi=$2; shift 2 ;;
@@ -36,6 +41,7 @@ while [ $# -gt 0 ]; do
 	--module) module=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--timeout) timeout_s=$2; shift 2 ;;
+	--debug) debug=1; shift ;;
 	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -53,6 +59,14 @@ done
 [ -f "$module" ] || { echo "run.sh: no module at $module" >&2; exit 2; }
 command -v qemu-system-x86_64 >/dev/null ||
 	{ echo "run.sh: qemu-system-x86_64 missing: apt-get install qemu-system-x86" >&2; exit 2; }
+
+# Everything is slower under KASAN and lockdep.
+mem=2G
+if [ $debug = 1 ]; then
+	mem=3G
+	SIW_TIMEOUT_SCALE=${SIW_TIMEOUT_SCALE:-3}
+fi
+scale=${SIW_TIMEOUT_SCALE:-1}
 
 kroot=$kcache/$abi/root
 vmlinuz=$kroot/boot/vmlinuz-$abi
@@ -89,12 +103,15 @@ boot_guest() {
 	local append="console=ttyS0 panic=-1 oops=panic softlockup_panic=1"
 	append+=" hung_task_panic=1 tsc=reliable no_timer_check mitigations=off"
 	append+=" SIW_DIR=$top SIW_OUT=$gout SIW_SHARE=$gshare SIW_MODROOT=$modroot"
-	append+=" SIW_MODE=$gmode"
+	append+=" SIW_MODE=$gmode SIW_DEBUG=$debug SIW_TIMEOUT_SCALE=$scale"
+	# The debug kernel's checkers mostly WARN: the first one ends the
+	# guest, with its report on the console.
+	[ $debug = 1 ] && append+=" panic_on_warn=1"
 	append+=" $genv"
 	local serial="file:$gout/console.log"
 	[ "$gmode" = shell ] && serial=mon:stdio
 	# exec: the caller's $! is then qemu itself, which a timeout kills.
-	exec qemu-system-x86_64 -name "$name" -machine q35 -cpu max -smp 2 -m 2G \
+	exec qemu-system-x86_64 -name "$name" -machine q35 -cpu max -smp 2 -m "$mem" \
 		-nodefaults -no-reboot -display none -vga none \
 		-kernel "$vmlinuz" -initrd "$initrd" -append "$append" \
 		-fsdev local,id=hostroot,path=/,readonly=on,security_model=none,multidevs=remap \
@@ -158,7 +175,8 @@ twovm)
 esac
 
 # The whole boot's limit: each test runs under its own timeout (its
-# "# timeout: N" header, else 300 s, as guest-run-tests.sh does).
+# "# timeout: N" header, else 300 s, as guest-run-tests.sh does), all
+# times SIW_TIMEOUT_SCALE; tests the debug kernel skips do not count.
 if [ -z "$timeout_s" ]; then
 	timeout_s=1500
 	if [ "$mode" = test ]; then
@@ -172,10 +190,12 @@ if [ -z "$timeout_s" ]; then
 			done
 		fi
 		for f in "${files[@]}"; do
+			[ $debug = 1 ] && grep -q '^# debug-skip:' "$f" 2>/dev/null && continue
 			t=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$f" 2>/dev/null | head -1)
 			timeout_s=$((timeout_s + ${t:-300}))
 		done
 	fi
+	timeout_s=$((timeout_s * scale))
 fi
 
 echo "run.sh: whole-boot limit ${timeout_s}s" >&2
