@@ -12,7 +12,9 @@
 #   - per test, only when something is wrong: no plan ("1..N" before the
 #     first case), fewer or more cases than planned, a timeout, death by a
 #     signal, or an exit status that disagrees with its cases (a test
-#     exits 0 exactly when every case passed).
+#     exits 0 exactly when every case passed);
+#   - at the end, on a kernel with kmemleak, that no unreferenced object
+#     was allocated through siw or the kverbs test module.
 #
 # Each test runs under its own timeout ("# timeout: N" in its header,
 # else 300 s), times SIW_TIMEOUT_SCALE. With SIW_DEBUG=1 (the debug
@@ -23,6 +25,7 @@ tests_dir=$(cd "$here/../tests" && pwd)
 timeout_s=${SIW_TEST_TIMEOUT:-300}
 scale=${SIW_TIMEOUT_SCALE:-1}
 . "$here/log-scan.sh"
+. "$here/kmemleak.sh"
 
 selected=()
 if [ $# -eq 0 ]; then
@@ -59,6 +62,7 @@ status_text() {
 }
 
 echo "TAP version 13"
+kmemleak_present && kmemleak_watch
 rcfile=/tmp/guest-run-tests.$$.rc
 logfile=/tmp/guest-run-tests.$$.log
 for t in "${selected[@]}"; do
@@ -136,5 +140,30 @@ for t in "${selected[@]}"; do
 done
 rm -f "$rcfile" "$logfile"
 
+# kmemleak, once every test has ended: an object allocated through siw or
+# the kverbs test module that nothing references any more fails the run;
+# the others are shown (the kernel's own, or a module's of no concern
+# here). The whole report goes to the output share.
+if kmemleak_present; then
+	kmemleak_unwatch
+	echo "# test: kmemleak (at $(cut -d' ' -f1 /proc/uptime) s of uptime)"
+	out=${SIW_OUT:-/tmp}/kmemleak.txt
+	cp "$kmemleak_mods" "${SIW_OUT:-/tmp}/kmemleak-modules.txt" 2>/dev/null
+	if ! kmemleak_scan "$out"; then
+		result "not ok" "kmemleak: scan and report (see the kernel log)"
+	elif [ "$kmemleak_ours_n" -gt 0 ]; then
+		result "not ok" "kmemleak: $kmemleak_ours_n unreferenced objects allocated through siw"
+		sed 's/^/# /' "$kmemleak_ours_file"
+	else
+		result ok "kmemleak: no unreferenced object allocated through siw"
+	fi
+	if [ "$kmemleak_other_n" -gt 0 ]; then
+		echo "# kmemleak: $kmemleak_other_n unreferenced objects not through siw (not judged here; the first 20 below, all in kmemleak.txt):"
+		awk '/^unreferenced object / { n++ } n <= 20' "$kmemleak_other_file" | sed 's/^/#   /'
+	fi
+	rm -f "$kmemleak_ours_file" "$kmemleak_other_file" "$kmemleak_mods"
+else
+	echo "# SKIP kmemleak: no kmemleak on this kernel (/sys/kernel/debug/kmemleak)"
+fi
 echo "1..$n"
 [ "$failed" -eq 0 ]
