@@ -24,8 +24,8 @@
 # must reach the file before tcpdump is stopped, and stopping it is
 # SIGINT, then TERM and KILL, each after a bounded wait.
 . "$(dirname "$0")/lib.sh"
-# 2 cases of set-up, 15 per capture, 2 at the end.
-plan 34
+# 2 cases of set-up, 16 per capture, 2 at the end.
+plan 36
 require tcpdump ethtool rping ib_read_bw ib_write_bw
 prog=$SIW_DIR/userspace/siw_conn_test
 [ -x "$prog" ] || { fail "userspace/siw_conn_test is built" "missing: $prog (make -C userspace)"; exit 1; }
