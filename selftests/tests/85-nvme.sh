@@ -16,8 +16,8 @@
 # and a disconnect while it is away); `rdma link delete` and `rmmod siw`
 # while connected. Ends with nothing left behind.
 . "$(dirname "$0")/lib.sh"
-# 10 cases of set-up, 54 in the ten rounds, 53 after them.
-plan 117
+# 10 cases of set-up, 54 in the ten rounds, 52 after them.
+plan 116
 require nvme cmp dd fio
 addr=192.0.2.50
 nqn=siw-test
