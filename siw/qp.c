@@ -496,6 +496,7 @@ int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 	for (i = 0; i < SIW_QN_NUM; i++)
 		qp->tx_msn[i] = SIW_MSN_FIRST;
 	qp->orq_get = qp->orq_put = 0;
+	qp->orq_done_bytes = 0;
 	qp->irq_get = qp->irq_put = 0;
 	qp->term_code = SIW_TERM_OK;
 	qp->term_sent = false;
