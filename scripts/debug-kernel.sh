@@ -13,8 +13,9 @@
 # change: CACHE/<abi>/root/boot/vmlinuz-<abi>, root/lib/modules/<abi>/,
 # root/usr/src/linux-headers-<abi> (the build tree: a usable KDIR).
 #
-# The ABI carries a hash of the config fragment and of this script, so a
-# change to either builds a new kernel; an unchanged one is reused.
+# The ABI carries a hash of the config fragment and of the recipe version
+# (SIW_DEBUG_RECIPE below), so a change to either builds a new kernel; an
+# unchanged one is reused.
 # Sources are unpacked once per Debian version under CACHE/src-<version>.
 # DEBUG_KERNEL_JOBS sets make's -j (default: CPUs + 1).
 set -euo pipefail
@@ -36,20 +37,21 @@ done
 [ -f /usr/include/libelf.h ] || die "libelf-dev missing: run scripts/deps.sh 6.1 debug (as root)"
 [ -f /usr/include/openssl/ssl.h ] || die "libssl-dev missing: run scripts/deps.sh 6.1 debug (as root)"
 
-# The version of the image the 6.1 suite boots (kernel.sh's choice).
-meta_version=$(apt-cache madison linux-image-amd64 |
-	awk '{ v = $3 } index(v, "6.1.") == 1 { print v; exit }')
-[ -n "$meta_version" ] || die "no 6.1 linux-image-amd64 in the apt lists (run scripts/deps.sh)"
-image_pkg=$(apt-cache depends "linux-image-amd64=$meta_version" |
-	awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
-image_version=$(apt-cache madison "$image_pkg" | awk '{ print $3; exit }')
-[ -n "$image_version" ] || die "cannot resolve the version of $image_pkg"
-apt-cache madison linux-source-6.1 | awk '{ print $3 }' | grep -qx "$image_version" ||
-	die "linux-source-6.1 $image_version (the version of $image_pkg) is not in the apt lists"
+# The version of the image the 6.1 suite boots: kernel.sh's choice.
+image_version=$("$here/kernel.sh" --version 6.1) || exit 1
+# grep reads all of apt-cache's output (no -q): a reader that stops early
+# can kill the writer with SIGPIPE, a failure under pipefail.
+apt-cache madison linux-source-6.1 | awk '{ print $3 }' |
+	grep -x "$image_version" > /dev/null ||
+	die "linux-source-6.1 $image_version (the 6.1 image's version) is not in the apt lists"
 
+# What decides the kernel: the fragment, and the recipe below. Bump
+# SIW_DEBUG_RECIPE when a change to this script changes what is built;
+# other edits (comments, checks) reuse the cached kernel.
+SIW_DEBUG_RECIPE=1
 upstream=${image_version%%-*}     # 6.1.192
 debrev=${image_version#*-}        # 3
-key=$(cat "$fragment" "$0" | sha256sum | cut -c1-8)
+key=$({ cat "$fragment"; echo "recipe $SIW_DEBUG_RECIPE"; } | sha256sum | cut -c1-8)
 abi=$upstream-$debrev-dbg-$key
 dir=$cache/$abi
 if [ -f "$dir/.complete" ]; then

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 #
 # kernel.sh KVER CACHE
+# kernel.sh --version KVER
 #
 # Makes sure CACHE/<abi>/ holds Debian's kernel image, modules and build
 # headers for the newest Debian kernel of series KVER (6.1: bookworm,
@@ -10,10 +11,19 @@
 #
 # Layout of CACHE/<abi>/root: boot/vmlinuz-<abi>, lib/modules/<abi>/,
 # usr/src/linux-headers-<abi>/ (a usable KDIR).
+#
+# With --version it only prints the Debian version of that image (e.g.
+# 6.1.192-3) and fetches nothing: debug-kernel.sh builds the same version.
 set -euo pipefail
 
-kver=${1:?usage: kernel.sh KVER CACHE}
-cache=${2:?usage: kernel.sh KVER CACHE}
+version_only=0
+if [ "${1:-}" = --version ]; then
+	version_only=1
+	shift
+fi
+kver=${1:?usage: kernel.sh KVER CACHE | kernel.sh --version KVER}
+cache=
+[ $version_only = 1 ] || cache=${2:?usage: kernel.sh KVER CACHE}
 
 die() { echo "kernel.sh: $*" >&2; exit 1; }
 
@@ -31,6 +41,11 @@ image_pkg=$(apt-cache depends "linux-image-amd64=$meta_version" |
 [ -n "$image_pkg" ] || die "cannot resolve the image package of linux-image-amd64=$meta_version"
 abi=${image_pkg#linux-image-}
 image_version=$(apt-cache madison "$image_pkg" | awk 'NR == 1 { print $3 }')
+[ -n "$image_version" ] || die "cannot resolve the version of $image_pkg"
+if [ $version_only = 1 ]; then
+	echo "$image_version"
+	exit 0
+fi
 
 dir=$cache/$abi
 if [ -f "$dir/.complete" ]; then

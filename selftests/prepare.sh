@@ -7,16 +7,13 @@
 # non-zero on failure.
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 kver=${KVER:-6.1}
-case ${DEBUG:-0} in
-1) debug=1 ;;
-*) debug=0 ;;
-esac
+debug=${DEBUG:-0}
 
 prepare() {
 	cd "$top" || return 1
-	case ${DEBUG:-0} in
+	case $debug in
 	0|1) ;;
-	*) echo "DEBUG=1 selects the debug kernel, DEBUG=0 (the default) Debian's; not '$DEBUG'" >&2
+	*) echo "DEBUG=1 selects the debug kernel, DEBUG=0 (the default) Debian's; not '$debug'" >&2
 	   return 1 ;;
 	esac
 	if [ $debug = 1 ]; then
@@ -27,12 +24,7 @@ prepare() {
 		fi
 		scripts/deps.sh "$kver" debug || return 1
 		echo "== the debug kernel (scripts/debug-kernel.sh; a first build takes about 40 minutes)"
-		# SIGPIPE ignored: debug-kernel.sh's awk programs stop reading
-		# apt-cache's output at their first match, and apt-cache killed
-		# by SIGPIPE fails the script (pipefail, set -e) before it looks
-		# at its cache; ignored, apt-cache just stops writing. (The fix
-		# belongs in that script, whose every change is a new kernel.)
-		abi=$(trap '' PIPE; scripts/debug-kernel.sh build/kernels) || return 1
+		abi=$(scripts/debug-kernel.sh build/kernels) || return 1
 	else
 		scripts/deps.sh "$kver" || return 1
 		abi=$(scripts/kernel.sh "$kver" build/kernels) || return 1
