@@ -120,7 +120,14 @@ int siw_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
 	spin_lock_init(&qp->irq_lock);
 	mutex_init(&qp->tx_lock);
 	INIT_WORK(&qp->tx_work, siw_tx_work);
-	qp->state = IB_QPS_RESET;
+	/*
+	 * iWARP's verbs have no RESET: a new QP is Idle, where work
+	 * requests may be posted but are not processed until the connection
+	 * is up, and ib_core's name for Idle is INIT (rdma-core's test suite
+	 * checks exactly that for an RNIC). RESET is still reachable
+	 * through modify_qp, and refuses posts there.
+	 */
+	qp->state = IB_QPS_INIT;
 	qp->user = !!udata;
 	/*
 	 * The stock provider computes "the slot before" as

@@ -64,7 +64,26 @@ static void kv_lone_destroy(struct kv_lone *l)
 	ib_free_cq(l->cq);
 }
 
-/* RESET -> INIT, as rdma_cm does for a connection's QP. */
+/* -> RESET, which an iWARP QP is not in after creation. */
+static int kv_lone_reset(struct kv_lone *l)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_RESET };
+
+	return ib_modify_qp(l->qp, &attr, IB_QP_STATE);
+}
+
+/* The QP's state as query_qp reports it, or -errno. */
+static int kv_lone_state(struct kv_lone *l)
+{
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	int err;
+
+	err = ib_query_qp(l->qp, &attr, IB_QP_STATE, &init);
+	return err ?: attr.qp_state;
+}
+
+/* INIT with access flags, as rdma_cm does for a connection's QP. */
 static int kv_lone_init(struct kv_lone *l)
 {
 	struct ib_qp_attr attr = {
@@ -316,10 +335,20 @@ static void kv_cases_post_lone(struct kv_ctx *kv)
 		rwr[i].num_sge = 1;
 	}
 
-	kv_begin(kv, "post on a QP in RESET: post_send and post_recv fail at once, bad_wr at the work request");
+	kv_begin(kv, "a new QP is in INIT (iWARP's Idle); moved to RESET, post_send and post_recv fail at once, bad_wr at the work request");
 	err = kv_lone_create(kv, &l, &cap);
 	if (!kv_expect(kv, !err, "creating the QP: %d", err))
 		goto out_reset;
+	err = kv_lone_state(&l);
+	kv_expect(kv, err == IB_QPS_INIT,
+		  "query_qp after creation: state %d, expected INIT (%d)",
+		  err, IB_QPS_INIT);
+	err = kv_lone_reset(&l);
+	err = err ?: kv_lone_state(&l);
+	if (!kv_expect(kv, err == IB_QPS_RESET,
+		       "INIT -> RESET, then query_qp: %d, expected RESET (%d)",
+		       err, IB_QPS_RESET))
+		goto out_reset_qp;
 	sbad = NULL;
 	err = ib_post_send(l.qp, &swr[0], &sbad);
 	kv_expect(kv, err < 0 && sbad == &swr[0],
@@ -330,6 +359,7 @@ static void kv_cases_post_lone(struct kv_ctx *kv)
 	kv_expect(kv, err < 0 && rbad == &rwr[0],
 		  "post_recv in RESET returned %d, bad_wr %s", err,
 		  rbad == &rwr[0] ? "set" : "not set");
+out_reset_qp:
 	kv_lone_destroy(&l);
 out_reset:
 	kv_end(kv);
@@ -339,7 +369,7 @@ out_reset:
 	if (!kv_expect(kv, !err, "creating the QP: %d", err))
 		goto out_opcode;
 	err = kv_lone_init(&l);
-	if (!kv_expect(kv, !err, "RESET -> INIT: %d", err))
+	if (!kv_expect(kv, !err, "-> INIT: %d", err))
 		goto out_opcode_qp;
 	swr[0].next = &swr[1];
 	swr[1].opcode = 0x7e;	/* no such work request */
@@ -388,7 +418,7 @@ out_opcode:
 	if (!kv_expect(kv, !err, "creating the QP: %d", err))
 		goto out_overflow;
 	err = kv_lone_init(&l);
-	if (!kv_expect(kv, !err, "RESET -> INIT: %d", err))
+	if (!kv_expect(kv, !err, "-> INIT: %d", err))
 		goto out_overflow_qp;
 	/* Without a connection nothing leaves the send queue. */
 	n = min_t(u32, l.cap.max_send_wr, KV_LONE_WR - 1);
