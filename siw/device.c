@@ -89,7 +89,7 @@ static int siw_query_port(struct ib_device *ibdev, u32 port,
 				    IB_PORT_PHYS_STATE_DISABLED;
 	attr->max_mtu = IB_MTU_4096;
 	attr->active_mtu = ib_mtu_int_to_enum(READ_ONCE(netdev->mtu));
-	attr->gid_tbl_len = 1;
+	attr->gid_tbl_len = SIW_GID_TBL_LEN;
 	attr->pkey_tbl_len = 1;
 	attr->port_cap_flags = IB_PORT_CM_SUP | IB_PORT_DEVICE_MGMT_SUP;
 	attr->max_msg_sz = SIW_MAX_MSG_SIZE;
@@ -164,17 +164,47 @@ static int siw_get_port_immutable(struct ib_device *ibdev, u32 port,
 	return 0;
 }
 
-/* The one GID is the netdev's MAC address, padded with zeroes. */
+/*
+ * Two GIDs, both derived from the netdev's MAC address.
+ *
+ * Index 0 is the MAC padded with zeroes: for an iWARP port, rdma_cm finds
+ * the device of a bound address by looking that exact value up in the GID
+ * cache (the first 16 bytes of the netdev's hardware address, see
+ * rdma_addr_get_sgid()), and upstream siw and other iWARP drivers report
+ * the same, so tools that read index 0 see what they always did.
+ *
+ * Index 1 is the IPv6 link-local address the MAC gives (fe80::/64 and the
+ * modified EUI-64, RFC 4291 appendix A). Nothing in the iWARP data path
+ * uses it; it exists because consumers written for RoCE and InfiniBand
+ * treat a GID whose low 8 bytes are zero as unset (rdma-core's test suite
+ * skips every traffic test on such a port), and siw's index 0 is exactly
+ * that.
+ */
 static int siw_query_gid(struct ib_device *ibdev, u32 port, int idx,
 			 union ib_gid *gid)
 {
 	struct siw_device *sdev = to_siw_dev(ibdev);
+	u8 mac[ETH_ALEN] = {};
 
-	if (idx != 0)
+	if (idx < 0 || idx >= SIW_GID_TBL_LEN)
 		return -EINVAL;
-	memset(gid, 0, sizeof(*gid));
-	memcpy(gid->raw, sdev->netdev->dev_addr,
+	memcpy(mac, sdev->netdev->dev_addr,
 	       min_t(unsigned int, sdev->netdev->addr_len, ETH_ALEN));
+	memset(gid, 0, sizeof(*gid));
+	if (idx == 0) {
+		memcpy(gid->raw, mac, ETH_ALEN);
+		return 0;
+	}
+	gid->raw[0] = 0xfe;
+	gid->raw[1] = 0x80;
+	gid->raw[8] = mac[0] ^ 0x02;	/* the universal/local bit, inverted */
+	gid->raw[9] = mac[1];
+	gid->raw[10] = mac[2];
+	gid->raw[11] = 0xff;
+	gid->raw[12] = 0xfe;
+	gid->raw[13] = mac[3];
+	gid->raw[14] = mac[4];
+	gid->raw[15] = mac[5];
 	return 0;
 }
 

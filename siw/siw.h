@@ -34,6 +34,8 @@
 #define SIW_MAX_MR_SIZE		(1ULL << 40)
 #define SIW_MAX_MSG_SIZE	0x80000000U
 #define SIW_MAX_FRMR_PAGES	(64 * 1024)
+/* The port's GIDs: the MAC padded with zeroes, and its link-local form. */
+#define SIW_GID_TBL_LEN		2
 /* How long a Terminate may take to be acknowledged before we close. */
 #define SIW_TERM_ACK_WAIT_MS	250
 

@@ -3,7 +3,7 @@
 # rdma link add/delete on a veth inside a namespace and on lo, and what the
 # stock rdma-core (libibverbs with its siw provider) sees of the devices.
 . "$(dirname "$0")/lib.sh"
-plan 31
+plan 33
 require rdma ibv_devices ibv_devinfo ip
 at_exit cleanup_netns
 
@@ -66,6 +66,16 @@ if [ "$got" = "$guid" ]; then
 else
 	fail "siw_a: node GUID is the EUI-64 of the MAC" "got $got, want $guid"
 fi
+# GID 1 is the MAC's IPv6 link-local address, fe80::EUI-64, for consumers
+# that ignore a GID whose low 8 bytes are zero.
+want1="fe80:0000:0000:0000:$guid"
+gid1=$(cat /sys/class/infiniband/siw_a/ports/1/gids/1 2>&1)
+if [ "$gid1" = "$want1" ]; then
+	ok "siw_a: GID 1 is the link-local address of the MAC"
+else
+	fail "siw_a: GID 1 is the link-local address of the MAC" "got $gid1, want $want1"
+fi
+check "siw_a: no GID 2" sh -c '! cat /sys/class/infiniband/siw_a/ports/1/gids/2 2>/dev/null'
 check "the uverbs device of siw_a names it" \
 	sh -c 'grep -lx siw_a /sys/class/infiniband_verbs/uverbs*/ibdev'
 

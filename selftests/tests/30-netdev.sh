@@ -3,7 +3,7 @@
 # The siw device follows its netdev: port state on down/up with async
 # events, MTU changes, address changes, and removal with the netdev.
 . "$(dirname "$0")/lib.sh"
-plan 30
+plan 31
 require rdma ibv_devinfo ibv_asyncwatch ip
 at_exit 'kill $watch 2>/dev/null; cleanup_netns'
 
@@ -41,6 +41,8 @@ check_wait "active_mtu 1024 at MTU 1500 again" 5 mtu_is 1024
 
 check "ip link set address (MAC change)" n1 ip link set "$IF1" address 02:00:00:00:00:42
 check_wait "GID follows the MAC" 5 grep -q '^0200:0000:0042:0000' /sys/class/infiniband/siw_a/ports/1/gids/0
+check_wait "the link-local GID follows the MAC" 5 \
+	grep -qx 'fe80:0000:0000:0000:0000:00ff:fe00:0042' /sys/class/infiniband/siw_a/ports/1/gids/1
 kill $watch 2>/dev/null
 wait $watch 2>/dev/null
 
