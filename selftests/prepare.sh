@@ -29,6 +29,9 @@ prepare() {
 		scripts/deps.sh "$kver" || return 1
 		abi=$(scripts/kernel.sh "$kver" build/kernels) || return 1
 	fi
+	# What the guest needs and the host must not run (iscsid, multipathd,
+	# pyverbs...), unpacked, never installed.
+	scripts/guest-pkgs.sh build/guest-pkgs || return 1
 	echo "== building siw.ko for $abi"
 	make -s modules KDIR="$top/build/kernels/$abi/root/usr/src/linux-headers-$abi" \
 		KCFLAGS=-Werror W=1 || return 1

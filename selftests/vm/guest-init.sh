@@ -45,6 +45,19 @@ for a in 127.0.0.1 ::1; do
 done
 sleep 1
 echo 1 > /proc/sys/kernel/sysrq
+# The programs scripts/guest-pkgs.sh unpacked (iscsiadm, multipathd,
+# pyverbs...) appear at their usual paths: its /usr laid over ours,
+# read-only; /etc likewise, with a tmpfs on top, since blktests and the
+# daemons write there.
+pkgs=$SIW_DIR/build/guest-pkgs/root
+if [ -d "$pkgs/usr" ]; then
+	mount -t overlay overlay -o "ro,lowerdir=$pkgs/usr:/usr" /usr ||
+		echo "guest: laying $pkgs/usr over /usr failed" > /dev/console
+	mkdir -p /run/etc/upper /run/etc/work
+	mount -t overlay overlay \
+		-o "lowerdir=$pkgs/etc:/etc,upperdir=/run/etc/upper,workdir=/run/etc/work" /etc ||
+		echo "guest: laying $pkgs/etc over /etc failed" > /dev/console
+fi
 # Every message reaches the console log the host scans.
 echo 8 > /proc/sys/kernel/printk
 
