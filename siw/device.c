@@ -348,6 +348,16 @@ int siw_device_add(const char *ibdev_name, struct net_device *netdev)
 	siw_mem_table_init(sdev);
 
 	sdev->base_dev.node_type = RDMA_NODE_RNIC;
+	/*
+	 * On a NIC, siw's device sits under the NIC's bus device in sysfs,
+	 * as a hardware RNIC's would: /sys/class/infiniband/<dev>/device/net
+	 * then names the netdev, which is how rdma-core's tests and
+	 * ibdev2netdev-style tools find a device's IP address. A virtual
+	 * netdev (veth, dummy, lo) has no such device, and siw none either.
+	 * The netdev's unregistration waits for our reference, so the bus
+	 * device outlives the ib_device.
+	 */
+	sdev->base_dev.dev.parent = netdev->dev.parent;
 	sdev->base_dev.phys_port_cnt = 1;
 	/*
 	 * Completions are delivered from whichever context finished the
