@@ -1,0 +1,135 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# timeout: 1200
+# The SCSI RDMA Protocol over siw, target and initiator in this guest:
+# LIO's SRP target (ib_srpt), configured through configfs, exports a RAM
+# disk of its own (rd_mcp, 64 MiB) and listens on rdma_cm port 5555; the
+# SRP initiator (ib_srp) logs in over rdma_cm through its add_target
+# file. siw sits on a dummy netdev in the initial network namespace
+# (192.0.2.53), where the kernel ULPs open their rdma_cm IDs.
+#
+# Rounds with MPA at its defaults, with CRC required and with MPA
+# revision 1: log in, check the QPs negotiated what was asked, a random
+# pattern over the whole disk read back identical, log out, the disk
+# gone. Ends with the target torn down and every module unloaded.
+. "$(dirname "$0")/lib.sh"
+plan 37
+require cmp dd
+addr=192.0.2.53
+cmport=5555
+cfg=/sys/kernel/config/target
+rd=$cfg/core/rd_mcp_1/siwrd
+srpt=$cfg/srpt
+mpa=/sys/class/infiniband/siw_sr/mpa
+tport=
+
+teardown() {
+	logout_all
+	lio_teardown
+	modprobe -r ib_srp ib_srpt target_core_rd 2>/dev/null
+	rdma link delete siw_sr 2>/dev/null
+	ip link del siwsr0 2>/dev/null
+	rm -f /tmp/srp-pat /tmp/srp-back
+}
+logout_all() {
+	local p
+	for p in /sys/class/srp_remote_ports/port-*/delete; do
+		[ -e "$p" ] && echo 1 > "$p"
+	done
+	return 0
+}
+lio_teardown() {
+	[ -n "$tport" ] || return 0
+	local t=$srpt/$tport/$tport
+	echo 0 > "$t/enable" 2>/dev/null
+	rm -f "$t"/acls/*/lun_0/lun_0 2>/dev/null
+	rmdir "$t"/acls/*/lun_0 "$t"/acls/* 2>/dev/null
+	rm -f "$t"/lun/lun_0/siwrd 2>/dev/null
+	rmdir "$t/lun/lun_0" "$t" "$srpt/$tport" "$srpt" 2>/dev/null
+	rmdir "$rd" "$cfg/core/rd_mcp_1" 2>/dev/null
+}
+at_exit teardown
+
+load_siw
+check "dummy netdev siwsr0 with $addr" sh -c \
+	"ip link add siwsr0 type dummy && ip addr add $addr/24 dev siwsr0 && ip link set siwsr0 up"
+check "rdma link add siw_sr on siwsr0" rdma link add siw_sr type siw netdev siwsr0
+check "modules target_core_rd, ib_srpt, ib_srp" sh -c \
+	"modprobe target_core_rd && modprobe ib_srpt && modprobe ib_srp"
+mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+
+# ib_srpt names an RDMA port's target after its GID 0 ("0x" and the 32
+# hex digits): siw's is the netdev's MAC followed by zeroes.
+gid=$(cat /sys/class/infiniband/siw_sr/ports/1/gids/0 2>/dev/null)
+tport=0x${gid//:/}
+t=$srpt/$tport/$tport
+check "LIO: a RAM disk of 64 MiB (rd_mcp)" sh -c \
+	"mkdir -p $rd && echo rd_pages=16384 > $rd/control && echo 1 > $rd/enable"
+check "LIO: SRP target on rdma_cm port $cmport" sh -c \
+	"mkdir -p $srpt && echo $cmport > $srpt/discovery_auth/rdma_cm_port"
+check "LIO: SRP target port $tport of siw_sr, LUN 0 on the RAM disk" sh -c \
+	"mkdir -p $t/lun/lun_0 && ln -s $rd $t/lun/lun_0/siwrd"
+# An rdma_cm login names its session after the initiator's address.
+check "LIO: an ACL for initiator $addr with LUN 0" sh -c \
+	"mkdir -p $t/acls/$addr/lun_0 && ln -s $t/lun/lun_0 $t/acls/$addr/lun_0/lun_0"
+check "LIO: the target port is enabled" sh -c "echo 1 > $t/enable"
+
+# The SCSI disk LIO's RAM disk appears as.
+disk() {
+	local d
+	for d in /sys/block/sd*; do
+		[ -e "$d/device/model" ] || continue
+		grep -q RAMDISK "$d/device/model" && echo "/dev/${d##*/}" && return
+	done
+}
+disk_ready() { [ -b "$(disk)" ]; }
+no_disk() { [ -z "$(disk)" ]; }
+
+# negotiated REV CRC: the QPs of siw_sr in RTS report this MPA revision
+# and CRC use.
+negotiated() {
+	local out n
+	out=$(rdma -dd resource show qp 2>&1 | grep '^link siw_sr/1 ' | grep ' state RTS ')
+	n=$(echo "$out" | grep -c .)
+	echo "$n QPs in RTS"
+	[ "$n" -ge 2 ] || return 1
+	! echo "$out" | grep -v " drv_mpa_rev $1 " | grep -q . &&
+	! echo "$out" | grep -v " drv_mpa_crc $2 " | grep -q .
+}
+
+ioc=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid 2>/dev/null)
+login_params="id_ext=$ioc,ioc_guid=$ioc,dest=$addr:$cmport"
+round() { # DESC REV CRC
+	check "$1: login through ib_srp's add_target ($login_params)" sh -c \
+		"echo '$login_params' > /sys/class/infiniband_srp/srp-siw_sr-1/add_target"
+	check_wait "$1: the disk appears" 30 disk_ready
+	check "$1: its QPs negotiated MPA revision $2, CRC $3" negotiated "$2" "$3"
+	dd if=/dev/urandom of=/tmp/srp-pat bs=1M count=64 status=none
+	check "$1: 64 MiB of random data written (direct) and read back identical" sh -c "
+		d=$(disk) &&
+		timeout 300 dd if=/tmp/srp-pat of=\$d bs=256k oflag=direct status=none &&
+		timeout 300 dd if=\$d of=/tmp/srp-back bs=1M iflag=direct status=none &&
+		cmp /tmp/srp-pat /tmp/srp-back"
+	rm -f /tmp/srp-back
+	check "$1: logout (the remote port deleted)" logout_all
+	check_wait "$1: the disk is gone" 30 no_disk
+	check_wait "$1: no QP of siw_sr is left" 30 sh -c \
+		"! rdma resource show qp | grep -q '^link siw_sr/'"
+}
+
+round "MPA defaults" 2 0
+check "CRC required on siw_sr" sh -c "echo 2 > $mpa/crc"
+round "CRC required" 2 1
+check "MPA revision 1 on siw_sr (CRC offered)" sh -c "echo 1 > $mpa/crc && echo 1 > $mpa/rev"
+round "MPA revision 1" 1 1
+check "MPA revision 2, CRC off again" sh -c "echo 2 > $mpa/rev && echo 0 > $mpa/crc"
+
+check "LIO: the target is torn down" sh -c "
+	echo 0 > $t/enable && rm $t/acls/$addr/lun_0/lun_0 && rmdir $t/acls/$addr/lun_0 &&
+	rmdir $t/acls/$addr && rm $t/lun/lun_0/siwrd && rmdir $t/lun/lun_0 &&
+	rmdir $t && rmdir $srpt/$tport && rmdir $srpt && rmdir $rd && rmdir $cfg/core/rd_mcp_1"
+tport=
+check "modules ib_srp, ib_srpt, target_core_rd unload" modprobe -r ib_srp ib_srpt target_core_rd
+check "rdma link delete siw_sr" rdma link delete siw_sr
+check "rmmod siw" modprobe -r siw
+check "ip link del siwsr0" ip link del siwsr0
