@@ -172,7 +172,16 @@ test|demo|bench)
 	for v in BENCH_REPS BENCH_SECS BENCH_MIB BENCH_SMOKE BENCH_PROFILE_SECS; do
 		[ -n "${!v:-}" ] && genv+=" $v=${!v}"
 	done
-	boot_guest "siw-$mode" "$out" "$mode" "$genv" "${lone_nic[@]}" &
+	for v in BLKTESTS BLKTESTS_GROUPS BLKTESTS_TESTS RDMA_CORE_TESTS; do
+		[ -n "${!v:-}" ] && genv+=" $v=${!v// /,}"
+	done
+	# A scratch disk for what needs a real filesystem (blktests): a
+	# sparse file, so it costs only what the guest writes.
+	rm -f "$out/scratch.img"
+	truncate -s 8G "$out/scratch.img"
+	boot_guest "siw-$mode" "$out" "$mode" "$genv" "${lone_nic[@]}" \
+		-drive file="$out/scratch.img",if=none,id=scratch,format=raw \
+		-device virtio-blk-pci,drive=scratch,serial=siw-scratch &
 	qemu=$!
 	;;
 twovm)
@@ -245,6 +254,7 @@ for pid in $qemu ${qemu2:-}; do
 	wait "$pid" 2>/dev/null
 done
 
+rm -f "$out/scratch.img"
 rc=0
 if [ $timed_out = 1 ]; then
 	echo "run.sh: guest timed out after ${timeout_s}s; console log in $out" >&2

@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# timeout: 3600
+# blktests over siw, unmodified: the suite at the commit pinned in
+# ../shared/third-party (or a checkout given as BLKTESTS=/path), its
+# groups in BLKTESTS_GROUPS (default "nvme srp"), or only the tests in
+# BLKTESTS_TESTS (for example "nvme/003 nvme/004": CI's subset). The nvme
+# group runs with nvme_trtype=rdma; both groups bind siw themselves
+# (`modprobe siw`, `rdma link add` on every netdev with carrier: here the
+# guest's NIC, which gets 192.0.2.61) and unload it when done.
+#
+# blktests and its results live on XFS on the guest's scratch disk (a
+# sparse file run.sh attaches): nvmet opens file-backed namespaces with
+# O_DIRECT, which tmpfs refuses. Each test blktests runs is one case
+# (blktests-tap.py); a test it does not run is listed with its reasons
+# and is not a case.
+. "$(dirname "$0")/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+third=${SIW_THIRD_PARTY:-$SIW_DIR/../shared/third-party}
+fs=/tmp/blktests-fs
+addr=192.0.2.61
+nic=
+
+teardown() {
+	cd /
+	umount "$fs" 2>/dev/null
+	[ -n "$nic" ] && ip addr flush dev "$nic" 2>/dev/null
+	[ -n "$nic" ] && ip link set "$nic" down 2>/dev/null
+	for l in $(siw_devices); do rdma link delete "$l" 2>/dev/null; done
+}
+at_exit teardown
+
+plan 5
+require mkfs.xfs gawk fio nvme rdma
+src=${BLKTESTS:-}
+tarball=$(ls "$third"/blktests-*.tar.gz 2>/dev/null | head -1)
+if [ -n "$src" ]; then
+	check "blktests: $src (BLKTESTS)" test -x "$src/check" || exit 1
+elif [ -n "$tarball" ]; then
+	check "blktests: $tarball" test -r "$tarball" || exit 1
+else
+	fail "blktests: none found" \
+		"neither BLKTESTS=/path nor $third/blktests-*.tar.gz: not run"
+	exit 1
+fi
+
+# The scratch disk: the virtio disk whose serial run.sh set.
+scratch=
+for b in /sys/block/vd*; do
+	[ "$(cat "$b/serial" 2>/dev/null)" = siw-scratch ] && scratch=/dev/${b##*/}
+done
+check "XFS on the scratch disk ${scratch:-(none)}, mounted on $fs" sh -c \
+	"[ -n '$scratch' ] && mkfs.xfs -q -f $scratch && mkdir -p $fs && mount $scratch $fs" || exit 1
+if [ -n "$src" ]; then
+	check "blktests copied and built" sh -c \
+		"cp -a '$src' $fs/blktests && make -s -C $fs/blktests" || exit 1
+else
+	check "blktests unpacked and built" sh -c \
+		"tar -xzf '$tarball' -C $fs && make -s -C $fs/blktests" || exit 1
+fi
+
+for n in /sys/class/net/*; do
+	[ "$(basename "$(readlink -f "$n/device/driver" 2>/dev/null)")" = virtio_net ] &&
+		nic=${n##*/} && break
+done
+check "the guest's NIC ${nic:-(none found)} up with $addr" sh -c \
+	"[ -n '$nic' ] && ip addr add $addr/24 dev '$nic' && ip link set '$nic' up" || exit 1
+mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+# blktests binds siw itself and refuses to run with siw already loaded.
+unload_siw
+
+# Lists reach the guest with commas for spaces (run.sh).
+what=${BLKTESTS_TESTS:-${BLKTESTS_GROUPS:-nvme srp}}
+what=${what//,/ }
+log=/tmp/blktests.log
+echo "+ (cd $fs/blktests && nvme_trtype=rdma ./check $what)"
+(cd "$fs/blktests" && nvme_trtype=rdma timeout $((3300 * SIW_TIMEOUT_SCALE)) ./check $what) \
+	> "$log" 2>&1
+rc=$?
+echo "# ./check: $(status_text "$rc")"
+subtest "blktests $what over siw: every test that runs passes" \
+	python3 "$here/blktests-tap.py" "$fs/blktests/results" "$log"
