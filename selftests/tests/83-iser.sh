@@ -32,7 +32,7 @@ teardown() {
 	iscsiadm -m node -o delete >/dev/null 2>&1
 	[ -n "$iscsid_pid" ] && kill "$iscsid_pid" 2>/dev/null
 	lio_teardown
-	modprobe -r ib_iser ib_isert iscsi_target_mod target_core_rd 2>/dev/null
+	modprobe -r ib_iser ib_isert iscsi_target_mod target_core_mod 2>/dev/null
 	rdma link delete siw_is 2>/dev/null
 	ip link del siwis0 2>/dev/null
 	rm -f /tmp/iser-pat /tmp/iser-back
@@ -49,8 +49,8 @@ load_siw
 check "dummy netdev siwis0 with $addr" sh -c \
 	"ip link add siwis0 type dummy && ip addr add $addr/24 dev siwis0 && ip link set siwis0 up"
 check "rdma link add siw_is on siwis0" rdma link add siw_is type siw netdev siwis0
-check "modules target_core_rd, iscsi_target_mod, ib_isert, ib_iser" sh -c \
-	"modprobe target_core_rd && modprobe iscsi_target_mod && modprobe ib_isert && modprobe ib_iser"
+check "modules target_core_mod, iscsi_target_mod, ib_isert, ib_iser" sh -c \
+	"modprobe target_core_mod && modprobe iscsi_target_mod && modprobe ib_isert && modprobe ib_iser"
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
 
 check "LIO: a RAM disk of 64 MiB (rd_mcp)" sh -c \
@@ -134,8 +134,8 @@ check "LIO: the target is torn down" sh -c "
 	echo 0 > $tpg/enable && rm $tpg/lun/lun_0/siwrd && rmdir $tpg/lun/lun_0 &&
 	rmdir $portal && rmdir $tpg && rmdir $cfg/iscsi/$iqn &&
 	rmdir $rd && rmdir $cfg/core/rd_mcp_0"
-check "modules ib_iser, ib_isert, iscsi_target_mod, target_core_rd unload" \
-	modprobe -r ib_iser ib_isert iscsi_target_mod target_core_rd
+check "modules ib_iser, ib_isert, iscsi_target_mod, target_core_mod unload" \
+	modprobe -r ib_iser ib_isert iscsi_target_mod target_core_mod
 check "rdma link delete siw_is" rdma link delete siw_is
 check "rmmod siw" modprobe -r siw
 check "ip link del siwis0" ip link del siwis0

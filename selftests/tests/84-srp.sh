@@ -26,7 +26,7 @@ tport=
 teardown() {
 	logout_all
 	lio_teardown
-	modprobe -r ib_srp ib_srpt target_core_rd 2>/dev/null
+	modprobe -r ib_srp ib_srpt target_core_mod 2>/dev/null
 	rdma link delete siw_sr 2>/dev/null
 	ip link del siwsr0 2>/dev/null
 	rm -f /tmp/srp-pat /tmp/srp-back
@@ -54,8 +54,8 @@ load_siw
 check "dummy netdev siwsr0 with $addr" sh -c \
 	"ip link add siwsr0 type dummy && ip addr add $addr/24 dev siwsr0 && ip link set siwsr0 up"
 check "rdma link add siw_sr on siwsr0" rdma link add siw_sr type siw netdev siwsr0
-check "modules target_core_rd, ib_srpt, ib_srp" sh -c \
-	"modprobe target_core_rd && modprobe ib_srpt && modprobe ib_srp"
+check "modules target_core_mod, ib_srpt, ib_srp" sh -c \
+	"modprobe target_core_mod && modprobe ib_srpt && modprobe ib_srp"
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
 
 # ib_srpt names an RDMA port's target after its GID 0 ("0x" and the 32
@@ -129,7 +129,7 @@ check "LIO: the target is torn down" sh -c "
 	rmdir $t/acls/$addr && rm $t/lun/lun_0/siwrd && rmdir $t/lun/lun_0 &&
 	rmdir $t && rmdir $srpt/$tport && rmdir $srpt && rmdir $rd && rmdir $cfg/core/rd_mcp_1"
 tport=
-check "modules ib_srp, ib_srpt, target_core_rd unload" modprobe -r ib_srp ib_srpt target_core_rd
+check "modules ib_srp, ib_srpt, target_core_mod unload" modprobe -r ib_srp ib_srpt target_core_mod
 check "rdma link delete siw_sr" rdma link delete siw_sr
 check "rmmod siw" modprobe -r siw
 check "ip link del siwsr0" ip link del siwsr0
