@@ -623,6 +623,13 @@ int siw_modify_qp(struct ib_qp *base_qp, struct ib_qp_attr *attr, int mask,
 		 (mask & IB_QP_STATE) ? attr->qp_state : -1);
 	spin_lock_irqsave(&qp->state_lock, flags);
 	next = (mask & IB_QP_STATE) ? attr->qp_state : qp->state;
+	/*
+	 * librdmacm's rdma_disconnect() moves an iWARP QP to SQD before it
+	 * asks iw_cm to close. When the peer closed first, the QP is in ERR
+	 * already: the close asked for has happened, and the QP stays there.
+	 */
+	if (next == IB_QPS_SQD && qp->state == IB_QPS_ERR)
+		next = IB_QPS_ERR;
 	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != qp->state) {
 		err = -EINVAL;
 		goto out_unlock;

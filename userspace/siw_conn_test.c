@@ -745,6 +745,14 @@ static void case_disconnect(void)
 		ok = wc[i].status == IBV_WC_WR_FLUSH_ERR &&
 		     wc[i].wr_id == (uint64_t)(1000 + i);
 	tap(ok, "disconnect: its 5 receives complete flushed, in order (%d)", n);
+	/*
+	 * The server disconnects too, after the fact, as applications do on
+	 * DISCONNECTED: librdmacm moves its QP (in ERR by now) to SQD first.
+	 */
+	errno = 0;
+	ok = rdma_disconnect(p.srv.id) == 0;
+	tap(ok, "disconnect: the server's own rdma_disconnect then succeeds (%s)",
+	    ok ? "0" : strerror(errno));
 	ok = post_recv(&p.srv, 77, 0, 16) == 0;
 	/* The stock provider gives no doorbell for receives: nothing more. */
 	tap(ok, "disconnect: posting after the disconnect still succeeds");

@@ -43,11 +43,7 @@ else
 fi
 check "Debian's pyverbs imports" python3 -c 'import pyverbs.device' || exit 1
 
-# The one virtio-net NIC run.sh gives a single guest.
-for n in /sys/class/net/*; do
-	[ "$(basename "$(readlink -f "$n/device/driver" 2>/dev/null)")" = virtio_net ] &&
-		nic=${n##*/} && break
-done
+nic=$(guest_nic)
 check "the guest's NIC ${nic:-(none found)} up with $addr" sh -c \
 	"[ -n '$nic' ] && ip addr add $addr/24 dev '$nic' && ip link set '$nic' up" || exit 1
 load_siw
@@ -61,6 +57,7 @@ log=/tmp/rdma-core-tests.log
 echo "+ python3 $work/tests/run_tests.py --dev siw0 -v"
 (cd "$work/tests" && timeout $((1500 * SIW_TIMEOUT_SCALE)) python3 run_tests.py --dev siw0 -v) > "$log" 2>&1
 rc=$?
+cp "$log" "$SIW_OUT/rdma-core-tests.log" 2>/dev/null
 echo "# run_tests.py: $(status_text "$rc"); $(grep -E '^Ran [0-9]+ tests' "$log")"
 subtest "rdma-core's tests over siw0: every test that applies to iWARP passes" \
 	python3 "$here/rdma-core-tap.py" "$here/rdma-core-expect.txt" "$log"

@@ -59,10 +59,7 @@ else
 		"tar -xzf '$tarball' -C $fs && make -s -C $fs/blktests" || exit 1
 fi
 
-for n in /sys/class/net/*; do
-	[ "$(basename "$(readlink -f "$n/device/driver" 2>/dev/null)")" = virtio_net ] &&
-		nic=${n##*/} && break
-done
+nic=$(guest_nic)
 check "the guest's NIC ${nic:-(none found)} up with $addr" sh -c \
 	"[ -n '$nic' ] && ip addr add $addr/24 dev '$nic' && ip link set '$nic' up" || exit 1
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config

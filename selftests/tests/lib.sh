@@ -222,6 +222,22 @@ port_state() {
 
 port_state_is() { [ "$(port_state "$1")" = "$2" ]; }
 
+# guest_nic: the name of the single guest's virtio-net NIC (run.sh gives
+# it one, on a QEMU hub with nothing else on it), loading its driver
+# first; empty when there is none.
+guest_nic() {
+	local n i
+	modprobe virtio_net 2>/dev/null
+	for i in $(seq 50); do
+		for n in /sys/class/net/*; do
+			[ "$(basename "$(readlink -f "$n/device/driver" 2>/dev/null)")" = virtio_net ] &&
+				echo "${n##*/}" && return 0
+		done
+		sleep 0.1
+	done
+	return 1
+}
+
 load_siw() {
 	lsmod | grep -q '^siw ' || modprobe siw
 }

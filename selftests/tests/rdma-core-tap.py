@@ -34,46 +34,59 @@ def load_expect(path):
     return expect
 
 
+VERDICT = re.compile(r"^(ok|FAIL|ERROR|skipped\b.*|expected failure|"
+                     r"unexpected success)$")
+HEADER = re.compile(r"^(test\w*) \(([\w.]+)\)(.*)$")
+
+
 def parse(text):
-    """[(id, verdict, detail)] in order; verdict ok|fail|error|skip."""
-    results = []
-    # A test's docstring may sit on the line after its name: unittest
-    # prints "test_x (m.C.test_x)\nFirst docstring line ... ok".
+    """[(id, verdict, detail)] in order; verdict ok|fail|error|skip.
+
+    unittest prints "test_x (m.C.test_x) ... ok". A docstring may put
+    " ... ok" on the next line, and what a test prints while it runs
+    (rdma_cm's tests print from their processes) comes between " ... "
+    and the verdict, on as many lines as it takes: that output is the
+    detail.
+    """
+    out = []
     lines = text.splitlines()
     i = 0
     while i < len(lines):
-        line = lines[i]
-        m = re.match(r"^(test\w*) \(([\w.]+)\)(.*)$", line)
-        if m:
-            name, ident, rest = m.groups()
-            # Python 3.11 prints module.Class.test; older ones module.Class.
-            if not ident.endswith("." + name):
-                ident = ident + "." + name
-            tail = rest
-            if " ... " not in tail and i + 1 < len(lines) and \
-                    " ... " in lines[i + 1] and \
-                    not re.match(r"^test\w* \(", lines[i + 1]):
-                i += 1
-                tail = lines[i]
-            if " ... " in tail:
-                verdict = tail.rsplit(" ... ", 1)[1].strip()
-                results.append((ident, verdict))
+        m = HEADER.match(lines[i])
         i += 1
-    out = []
-    for ident, verdict in results:
-        if verdict == "ok":
-            out.append((ident, "ok", ""))
-        elif verdict.startswith("skipped"):
-            reason = verdict[len("skipped"):].strip().strip("'\"")
+        if not m:
+            continue
+        name, ident, tail = m.groups()
+        # Python 3.11 prints module.Class.test; older ones module.Class.
+        if not ident.endswith("." + name):
+            ident = ident + "." + name
+        if " ... " not in tail and i < len(lines) and \
+                " ... " in lines[i] and not HEADER.match(lines[i]):
+            tail = lines[i]
+            i += 1
+        if " ... " not in tail:
+            continue
+        rest = tail.split(" ... ", 1)[1].strip()
+        printed = []
+        while not VERDICT.match(rest):
+            printed.append(rest)
+            if i >= len(lines) or HEADER.match(lines[i]):
+                rest = None
+                break
+            rest = lines[i].strip()
+            i += 1
+        detail = " / ".join(x for x in printed if x)
+        if rest is None:
+            out.append((ident, "error", "no verdict; printed: " + detail))
+        elif rest == "ok":
+            out.append((ident, "ok", detail))
+        elif rest.startswith("skipped"):
+            reason = rest[len("skipped"):].strip().strip("'\"")
             out.append((ident, "skip", reason))
-        elif verdict.startswith("FAIL"):
-            out.append((ident, "fail", ""))
-        elif verdict.startswith("ERROR"):
-            out.append((ident, "error", ""))
-        elif verdict.startswith("expected failure"):
-            out.append((ident, "fail", "expected failure"))
+        elif rest in ("FAIL", "unexpected success"):
+            out.append((ident, "fail", detail))
         else:
-            out.append((ident, "error", "unrecognised verdict: " + verdict))
+            out.append((ident, "error", detail))
     return out
 
 

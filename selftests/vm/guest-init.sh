@@ -30,6 +30,9 @@ poweroff_now() {
 mount -t devpts -o newinstance,ptmxmode=0666 devpts /dev/pts 2>/dev/null
 ln -sf /proc/self/fd /dev/fd 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+# POSIX shared memory (Python's multiprocessing, used by rdma-core's
+# rdma_cm tests) lives in /dev/shm, which devtmpfs does not provide.
+mkdir -p /dev/shm && mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 hostname "siw-guest${SIW_VM:-}"
 ip link set lo up
 # The first TCP connection of each family seeds the kernel's hash secrets
@@ -51,8 +54,14 @@ echo 1 > /proc/sys/kernel/sysrq
 # daemons write there.
 pkgs=$SIW_DIR/build/guest-pkgs/root
 if [ -d "$pkgs/usr" ]; then
-	mount -t overlay overlay -o "ro,lowerdir=$pkgs/usr:/usr" /usr ||
+	# /lib is /usr/lib: the overlay hides stage 1's bind of the guest
+	# kernel's modules, so bind them again on top.
+	if mount -t overlay overlay -o "ro,lowerdir=$pkgs/usr:/usr" /usr; then
+		mount --bind "$SIW_MODROOT/lib/modules" /usr/lib/modules ||
+			echo "guest: binding the modules over the overlay failed" > /dev/console
+	else
 		echo "guest: laying $pkgs/usr over /usr failed" > /dev/console
+	fi
 	mkdir -p /run/etc/upper /run/etc/work
 	mount -t overlay overlay \
 		-o "lowerdir=$pkgs/etc:/etc,upperdir=/run/etc/upper,workdir=/run/etc/work" /etc ||
