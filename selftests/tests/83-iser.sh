@@ -15,7 +15,7 @@
 # identical, log out, the disk gone. Ends with the target torn down and
 # every module unloaded.
 . "$(dirname "$0")/lib.sh"
-plan 45
+plan 47
 require iscsiadm iscsid cmp dd
 addr=192.0.2.52
 iqn=iqn.2026-12.org.example.siw:iser-test
@@ -26,13 +26,14 @@ tpg=$cfg/iscsi/$iqn/tpgt_1
 portal=$tpg/np/$addr:3260
 mpa=/sys/class/infiniband/siw_is/mpa
 iscsid_pid=
+tcpns=siw-iscsi-tcp
 
 teardown() {
 	iscsiadm -m node -T "$iqn" -u >/dev/null 2>&1
 	iscsiadm -m node -o delete >/dev/null 2>&1
 	[ -n "$iscsid_pid" ] && kill "$iscsid_pid" 2>/dev/null
 	lio_teardown
-	modprobe -r ib_iser ib_isert iscsi_target_mod target_core_mod 2>/dev/null
+	modprobe -r ib_iser ib_isert iscsi_target_mod target_core_user target_core_pscsi target_core_file target_core_iblock target_core_mod 2>/dev/null
 	rdma link delete siw_is 2>/dev/null
 	ip link del siwis0 2>/dev/null
 	rm -f /tmp/iser-pat /tmp/iser-back
@@ -40,8 +41,9 @@ teardown() {
 lio_teardown() {
 	echo 0 > "$tpg/enable" 2>/dev/null
 	rm -f "$tpg"/lun/lun_0/* 2>/dev/null
-	rmdir "$tpg/lun/lun_0" "$portal" "$tpg" "$cfg/iscsi/$iqn" 2>/dev/null
+	rmdir "$tpg/lun/lun_0" "$portal" "$tpg" "$cfg/iscsi/$iqn" "$cfg/iscsi" 2>/dev/null
 	rmdir "$rd" "$cfg/core/rd_mcp_0" 2>/dev/null
+	ip netns del "$tcpns" 2>/dev/null
 }
 at_exit teardown
 
@@ -49,8 +51,9 @@ load_siw
 check "dummy netdev siwis0 with $addr" sh -c \
 	"ip link add siwis0 type dummy && ip addr add $addr/24 dev siwis0 && ip link set siwis0 up"
 check "rdma link add siw_is on siwis0" rdma link add siw_is type siw netdev siwis0
-check "modules target_core_mod, iscsi_target_mod, ib_isert, ib_iser" sh -c \
-	"modprobe target_core_mod && modprobe iscsi_target_mod && modprobe ib_isert && modprobe ib_iser"
+# No udev in the guest: the SCSI disk driver is loaded by hand.
+check "modules target_core_mod, iscsi_target_mod, ib_isert, ib_iser, sd_mod" sh -c \
+	"modprobe target_core_mod && modprobe iscsi_target_mod && modprobe ib_isert && modprobe ib_iser && modprobe sd_mod"
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
 
 check "LIO: a RAM disk of 64 MiB (rd_mcp)" sh -c \
@@ -62,20 +65,35 @@ check "LIO: any initiator, no authentication, writable" sh -c "
 	echo 1 > $tpg/attrib/generate_node_acls &&
 	echo 1 > $tpg/attrib/cache_dynamic_acls &&
 	echo 0 > $tpg/attrib/demo_mode_write_protect"
-check "LIO: portal $addr:3260 with iSER" sh -c \
-	"mkdir $portal && echo 1 > $portal/iser && grep -qx 1 $portal/iser"
+# A LIO portal always listens on TCP first, and its iSER side then asks
+# rdma_cm to listen at the same address and port. On siw, as on any
+# iWARP device without TCP offload, both are TCP listeners in one port
+# space: the second fails (isert: "rdma_listen() failed: -98"). LIO
+# opens the TCP socket in the network namespace of the process that
+# makes the portal (with IP_FREEBIND), so the portal is made from an
+# empty namespace and its TCP side listens there, out of the way;
+# isert's rdma_cm ID lives in the initial namespace, where siw is.
+check "a namespace for the portal's TCP side ($tcpns)" ip netns add "$tcpns"
+# nsenter, not `ip netns exec`: that one mounts a sysfs of its own, where
+# configfs is not mounted.
+check "LIO: portal $addr:3260, made from $tcpns" \
+	nsenter --net="/run/netns/$tcpns" mkdir "$portal"
+check "LIO: iSER enabled on the portal" sh -c \
+	"echo 1 > $portal/iser && grep -qx 1 $portal/iser"
 check "LIO: the portal group is enabled" sh -c "echo 1 > $tpg/enable"
 
 # iscsid keeps its state under /etc/iscsi and /run: both are writable in
 # the guest (a tmpfs over /etc, see guest-init.sh).
 check "open-iscsi: initiator name $ini, iscsid running" sh -c "
-	mkdir -p /etc/iscsi && echo InitiatorName=$ini > /etc/iscsi/initiatorname.iscsi &&
-	(iscsid -f > /tmp/iscsid.log 2>&1 &) && sleep 1 && pidof iscsid"
+	mkdir -p /etc/iscsi /run/lock/iscsi && echo InitiatorName=$ini > /etc/iscsi/initiatorname.iscsi &&
+	(setsid iscsid -f > /tmp/iscsid.log 2>&1 &) && sleep 1 && pidof iscsid"
 iscsid_pid=$(pidof iscsid)
-check "discovery of $iqn at $addr:3260" sh -c \
-	"iscsiadm -m discovery -t sendtargets -p $addr:3260 | grep -q ' $iqn\$'"
-check "the node uses the iser transport" \
-	iscsiadm -m node -T "$iqn" -p "$addr:3260" -o update -n iface.transport_name -v iser
+# SendTargets discovery runs over TCP, and the target's TCP side is in
+# $tcpns: the node is recorded by hand, on open-iscsi's iser interface.
+check "a node record for $iqn at $addr:3260 on the iser interface" \
+	iscsiadm -m node -o new -T "$iqn" -p "$addr:3260,1" -I iser
+check "the node uses the iser transport" sh -c \
+	"iscsiadm -m node -T '$iqn' -p '$addr:3260' | grep -qx 'iface.transport_name = iser'"
 
 # The SCSI disk LIO's RAM disk appears as.
 disk() {
@@ -132,10 +150,10 @@ check "iscsid stops" sh -c "kill $iscsid_pid && sleep 1 && ! pidof iscsid"
 iscsid_pid=
 check "LIO: the target is torn down" sh -c "
 	echo 0 > $tpg/enable && rm $tpg/lun/lun_0/siwrd && rmdir $tpg/lun/lun_0 &&
-	rmdir $portal && rmdir $tpg && rmdir $cfg/iscsi/$iqn &&
-	rmdir $rd && rmdir $cfg/core/rd_mcp_0"
-check "modules ib_iser, ib_isert, iscsi_target_mod, target_core_mod unload" \
-	modprobe -r ib_iser ib_isert iscsi_target_mod target_core_mod
+	rmdir $portal && rmdir $tpg && rmdir $cfg/iscsi/$iqn && rmdir $cfg/iscsi &&
+	rmdir $rd && rmdir $cfg/core/rd_mcp_0 && ip netns del $tcpns"
+check "modules ib_iser, ib_isert, iscsi_target_mod, the LIO backends, target_core_mod unload" \
+	sh -c "modprobe -r ib_iser ib_isert iscsi_target_mod target_core_user target_core_pscsi target_core_file target_core_iblock target_core_mod || { lsmod | grep -E '^(target|ib_|iscsi|rdma)'; false; }"
 check "rdma link delete siw_is" rdma link delete siw_is
 check "rmmod siw" modprobe -r siw
 check "ip link del siwis0" ip link del siwis0

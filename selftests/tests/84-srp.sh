@@ -13,7 +13,7 @@
 # pattern over the whole disk read back identical, log out, the disk
 # gone. Ends with the target torn down and every module unloaded.
 . "$(dirname "$0")/lib.sh"
-plan 37
+plan 38
 require cmp dd
 addr=192.0.2.53
 cmport=5555
@@ -26,7 +26,7 @@ tport=
 teardown() {
 	logout_all
 	lio_teardown
-	modprobe -r ib_srp ib_srpt target_core_mod 2>/dev/null
+	modprobe -r ib_srp ib_srpt target_core_user target_core_pscsi target_core_file target_core_iblock target_core_mod 2>/dev/null
 	rdma link delete siw_sr 2>/dev/null
 	ip link del siwsr0 2>/dev/null
 	rm -f /tmp/srp-pat /tmp/srp-back
@@ -54,8 +54,9 @@ load_siw
 check "dummy netdev siwsr0 with $addr" sh -c \
 	"ip link add siwsr0 type dummy && ip addr add $addr/24 dev siwsr0 && ip link set siwsr0 up"
 check "rdma link add siw_sr on siwsr0" rdma link add siw_sr type siw netdev siwsr0
-check "modules target_core_mod, ib_srpt, ib_srp" sh -c \
-	"modprobe target_core_mod && modprobe ib_srpt && modprobe ib_srp"
+# No udev in the guest: the SCSI disk driver is loaded by hand.
+check "modules target_core_mod, ib_srpt, ib_srp, sd_mod" sh -c \
+	"modprobe target_core_mod && modprobe ib_srpt && modprobe ib_srp && modprobe sd_mod"
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
 
 # ib_srpt names an RDMA port's target after its GID 0 ("0x" and the 32
@@ -69,9 +70,14 @@ check "LIO: SRP target on rdma_cm port $cmport" sh -c \
 	"mkdir -p $srpt && echo $cmport > $srpt/discovery_auth/rdma_cm_port"
 check "LIO: SRP target port $tport of siw_sr, LUN 0 on the RAM disk" sh -c \
 	"mkdir -p $t/lun/lun_0 && ln -s $rd $t/lun/lun_0/siwrd"
-# An rdma_cm login names its session after the initiator's address.
-check "LIO: an ACL for initiator $addr with LUN 0" sh -c \
-	"mkdir -p $t/acls/$addr/lun_0 && ln -s $t/lun/lun_0 $t/acls/$addr/lun_0/lun_0"
+# A target port named after its GID looks an initiator up by its SRP
+# port ID: the login's initiator_ext, then the low half of the
+# initiator's GID 0 (zero for siw). With the GID's high half as
+# initiator_ext, as blktests does, the ID is "0x" and the initiator's
+# GID 0; here initiator and target share siw_sr.
+ini=$tport
+check "LIO: an ACL for initiator $ini with LUN 0" sh -c \
+	"mkdir -p $t/acls/$ini/lun_0 && ln -s $t/lun/lun_0 $t/acls/$ini/lun_0/lun_0"
 check "LIO: the target port is enabled" sh -c "echo 1 > $t/enable"
 
 # The SCSI disk LIO's RAM disk appears as.
@@ -98,7 +104,7 @@ negotiated() {
 }
 
 ioc=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid 2>/dev/null)
-login_params="id_ext=$ioc,ioc_guid=$ioc,dest=$addr:$cmport"
+login_params="id_ext=$ioc,ioc_guid=$ioc,initiator_ext=${tport:2:16},dest=$addr:$cmport"
 round() { # DESC REV CRC
 	check "$1: login through ib_srp's add_target ($login_params)" sh -c \
 		"echo '$login_params' > /sys/class/infiniband_srp/srp-siw_sr-1/add_target"
@@ -113,8 +119,8 @@ round() { # DESC REV CRC
 	rm -f /tmp/srp-back
 	check "$1: logout (the remote port deleted)" logout_all
 	check_wait "$1: the disk is gone" 30 no_disk
-	check_wait "$1: no QP of siw_sr is left" 30 sh -c \
-		"! rdma resource show qp | grep -q '^link siw_sr/'"
+	check_wait "$1: no QP of the initiator (ib_srp) is left" 30 sh -c \
+		"! rdma resource show qp | grep '^link siw_sr/' | grep -q ' comm \[ib_srp\]'"
 }
 
 round "MPA defaults" 2 0
@@ -125,11 +131,19 @@ round "MPA revision 1" 1 1
 check "MPA revision 2, CRC off again" sh -c "echo 2 > $mpa/rev && echo 0 > $mpa/crc"
 
 check "LIO: the target is torn down" sh -c "
-	echo 0 > $t/enable && rm $t/acls/$addr/lun_0/lun_0 && rmdir $t/acls/$addr/lun_0 &&
-	rmdir $t/acls/$addr && rm $t/lun/lun_0/siwrd && rmdir $t/lun/lun_0 &&
+	echo 0 > $t/enable && rm $t/acls/$ini/lun_0/lun_0 && rmdir $t/acls/$ini/lun_0 &&
+	rmdir $t/acls/$ini && rm $t/lun/lun_0/siwrd && rmdir $t/lun/lun_0 &&
 	rmdir $t && rmdir $srpt/$tport && rmdir $srpt && rmdir $rd && rmdir $cfg/core/rd_mcp_1"
 tport=
-check "modules ib_srp, ib_srpt, target_core_mod unload" modprobe -r ib_srp ib_srpt target_core_mod
+# ib_srpt releases an rdma_cm channel after DISCONNECTED only on
+# TIMEWAIT_EXIT, an InfiniBand CM event that rdma_cm never reports for
+# iWARP: the target's QPs of the three logins stay (disconnected) until
+# the target port is disabled, as on any iWARP device.
+check_wait "no QP of siw_sr is left once the target port is gone" 30 sh -c \
+	"! rdma resource show qp | grep -q '^link siw_sr/'"
+# target_core_mod loads its storage backends when it starts.
+check "modules ib_srp, ib_srpt, the LIO backends, target_core_mod unload" sh -c \
+	"modprobe -r ib_srp ib_srpt target_core_user target_core_pscsi target_core_file target_core_iblock target_core_mod || { lsmod | grep -E '^(target|ib_|rdma)'; false; }"
 check "rdma link delete siw_sr" rdma link delete siw_sr
 check "rmmod siw" modprobe -r siw
 check "ip link del siwsr0" ip link del siwsr0
