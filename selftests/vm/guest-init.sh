@@ -67,6 +67,9 @@ if [ -d "$pkgs/usr" ]; then
 		-o "lowerdir=$pkgs/etc:/etc,upperdir=/run/etc/upper,workdir=/run/etc/work" /etc ||
 		echo "guest: laying $pkgs/etc over /etc failed" > /dev/console
 fi
+# /boot as for the kernel running: its config-$(uname -r) is where tests
+# (blktests) look for the kernel's configuration.
+[ -d "${SIW_KBOOT:-}" ] && mount --bind "$SIW_KBOOT" /boot
 # Every message reaches the console log the host scans.
 echo 8 > /proc/sys/kernel/printk
 

@@ -105,6 +105,7 @@ boot_guest() {
 	local append="console=ttyS0 panic=-1 oops=panic softlockup_panic=1"
 	append+=" hung_task_panic=1 tsc=reliable no_timer_check mitigations=off"
 	append+=" SIW_DIR=$top SIW_OUT=$gout SIW_SHARE=$gshare SIW_MODROOT=$modroot"
+	append+=" SIW_KBOOT=$(realpath "$kroot/boot")"
 	append+=" SIW_MODE=$gmode SIW_DEBUG=$debug SIW_TIMEOUT_SCALE=$scale"
 	# The debug kernel's checkers mostly WARN: the first one ends the
 	# guest, with its report on the console.
