@@ -3,8 +3,9 @@
 # timeout: 3600
 # blktests over siw, unmodified: the suite at the commit pinned in
 # ../shared/third-party (or a checkout given as BLKTESTS=/path), its
-# groups in BLKTESTS_GROUPS (default "nvme srp"), or only the tests in
-# BLKTESTS_TESTS (for example "nvme/003 nvme/004": CI's subset). The nvme
+# groups in BLKTESTS_GROUPS (for example "nvme srp"), or only the tests
+# in BLKTESTS_TESTS (for example "nvme/003 srp/002"); with neither, CI's
+# subset below. The nvme
 # group runs with nvme_trtype=rdma; both groups bind siw themselves
 # (`modprobe siw`, `rdma link add` on every netdev with carrier: here the
 # guest's NIC, which gets 192.0.2.61) and unload it when done.
@@ -19,10 +20,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 third=${SIW_THIRD_PARTY:-$SIW_DIR/../shared/third-party}
 fs=/tmp/blktests-fs
 addr=192.0.2.61
-nic=
+nic= udevd=
 
 teardown() {
 	cd /
+	[ -n "$udevd" ] && udevadm control --exit 2>/dev/null
 	umount "$fs" 2>/dev/null
 	umount "/lib/modules/$(uname -r)/kernel/drivers/infiniband/sw" 2>/dev/null
 	[ -n "$nic" ] && ip addr flush dev "$nic" 2>/dev/null
@@ -31,7 +33,7 @@ teardown() {
 }
 at_exit teardown
 
-plan 6
+plan 7
 require mkfs.xfs gawk fio nvme rdma
 src=${BLKTESTS:-}
 tarball=$(ls "$third"/blktests-*.tar.gz 2>/dev/null | head -1)
@@ -85,6 +87,18 @@ check "siw.ko ($siwko) also named under $sw, as blktests expects" sh -c "
 	ln -sf '$siwko' /run/blktests-sw/upper/siw/siw.ko &&
 	mount -t overlay overlay -o lowerdir=$sw,upperdir=/run/blktests-sw/upper,workdir=/run/blktests-sw/work $sw &&
 	test -e $sw/siw/siw.ko" || exit 1
+
+# blktests' srp group finds its multipath devices by the links udev makes
+# (/dev/disk/by-id/dm-uuid-mpath-*): udevd runs for this stage, with the
+# host's rules and multipath-tools' (guest-pkgs.sh), for block devices
+# only (a rule renaming the NIC would pull it from under the test).
+udevd=
+if [ -x /lib/systemd/systemd-udevd ]; then
+	/lib/systemd/systemd-udevd --daemon && udevd=1 &&
+		udevadm trigger --subsystem-match=block --action=add &&
+		udevadm settle -t 30
+fi
+check "udevd runs for the srp group's multipath links" test -n "$udevd"
 
 # Lists reach the guest with commas for spaces (run.sh).
 # Without either, CI's subset: the whole groups take longer than CI has
