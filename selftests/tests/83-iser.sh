@@ -95,28 +95,11 @@ check "a node record for $iqn at $addr:3260 on the iser interface" \
 check "the node uses the iser transport" sh -c \
 	"iscsiadm -m node -T '$iqn' -p '$addr:3260' | grep -qx 'iface.transport_name = iser'"
 
-# The SCSI disk LIO's RAM disk appears as.
-disk() {
-	local d
-	for d in /sys/block/sd*; do
-		[ -e "$d/device/model" ] || continue
-		grep -q RAMDISK "$d/device/model" && echo "/dev/${d##*/}" && return
-	done
-}
+disk() { lio_rd_disk; }
 disk_ready() { [ -b "$(disk)" ]; }
 no_disk() { [ -z "$(disk)" ]; }
 
-# negotiated REV CRC: the QPs of siw_is in RTS (the session's, one on
-# each side) report this MPA revision and CRC use.
-negotiated() {
-	local out n
-	out=$(rdma -dd resource show qp 2>&1 | grep '^link siw_is/1 ' | grep ' state RTS ')
-	n=$(echo "$out" | grep -c .)
-	echo "$n QPs in RTS"
-	[ "$n" -ge 2 ] || return 1
-	! echo "$out" | grep -v " drv_mpa_rev $1 " | grep -q . &&
-	! echo "$out" | grep -v " drv_mpa_crc $2 " | grep -q .
-}
+negotiated() { mpa_negotiated siw_is "$1" "$2"; }
 
 round() { # DESC REV CRC
 	check "$1: login" timeout $((60 * SIW_TIMEOUT_SCALE)) \

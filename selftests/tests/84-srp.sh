@@ -80,28 +80,11 @@ check "LIO: an ACL for initiator $ini with LUN 0" sh -c \
 	"mkdir -p $t/acls/$ini/lun_0 && ln -s $t/lun/lun_0 $t/acls/$ini/lun_0/lun_0"
 check "LIO: the target port is enabled" sh -c "echo 1 > $t/enable"
 
-# The SCSI disk LIO's RAM disk appears as.
-disk() {
-	local d
-	for d in /sys/block/sd*; do
-		[ -e "$d/device/model" ] || continue
-		grep -q RAMDISK "$d/device/model" && echo "/dev/${d##*/}" && return
-	done
-}
+disk() { lio_rd_disk; }
 disk_ready() { [ -b "$(disk)" ]; }
 no_disk() { [ -z "$(disk)" ]; }
 
-# negotiated REV CRC: the QPs of siw_sr in RTS report this MPA revision
-# and CRC use.
-negotiated() {
-	local out n
-	out=$(rdma -dd resource show qp 2>&1 | grep '^link siw_sr/1 ' | grep ' state RTS ')
-	n=$(echo "$out" | grep -c .)
-	echo "$n QPs in RTS"
-	[ "$n" -ge 2 ] || return 1
-	! echo "$out" | grep -v " drv_mpa_rev $1 " | grep -q . &&
-	! echo "$out" | grep -v " drv_mpa_crc $2 " | grep -q .
-}
+negotiated() { mpa_negotiated siw_sr "$1" "$2"; }
 
 ioc=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid 2>/dev/null)
 login_params="id_ext=$ioc,ioc_guid=$ioc,initiator_ext=${tport:2:16},dest=$addr:$cmport"

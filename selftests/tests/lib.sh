@@ -238,6 +238,29 @@ guest_nic() {
 	return 1
 }
 
+# lio_rd_disk: /dev/sdX of the SCSI disk that a LIO RAM disk (rd_mcp,
+# model "RAMDISK-MCP") appears as; nothing when there is none.
+lio_rd_disk() {
+	local d
+	for d in /sys/block/sd*; do
+		[ -e "$d/device/model" ] || continue
+		grep -q RAMDISK "$d/device/model" && echo "/dev/${d##*/}" && return
+	done
+	return 0
+}
+
+# mpa_negotiated DEV REV CRC: DEV's QPs in RTS (at least two, one for
+# each end of a connection) all report MPA revision REV and CRC use CRC.
+mpa_negotiated() {
+	local out n
+	out=$(rdma -dd resource show qp 2>&1 | grep "^link $1/1 " | grep ' state RTS ')
+	n=$(echo "$out" | grep -c .)
+	echo "$n QPs in RTS"
+	[ "$n" -ge 2 ] || return 1
+	! echo "$out" | grep -v " drv_mpa_rev $2 " | grep -q . &&
+	! echo "$out" | grep -v " drv_mpa_crc $3 " | grep -q .
+}
+
 load_siw() {
 	lsmod | grep -q '^siw ' || modprobe siw
 }
