@@ -106,6 +106,30 @@ check "udevd runs for the srp group's multipath links" test -n "$udevd"
 ci_subset="nvme/003 nvme/004 nvme/006 nvme/008 srp/001"
 what=${BLKTESTS_TESTS:-${BLKTESTS_GROUPS:-$ci_subset}}
 what=${what//,/ }
+# The srp group first checks the kernel's version (_have_kver), reading
+# the third field of `uname -r` up to its first "-" as a number, with only
+# one other character removed. Debian backports' "6.12.95+deb12-amd64"
+# leaves "95deb12": bash stops ./check there ("value too great for
+# base"), before any srp test and before the tests after them. On such a
+# kernel the srp tests are left out, each listed as not run.
+rel=$(uname -r | sed 's/-.*//;s/[^.0-9]//')
+if ! [[ $rel =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
+	kept=
+	for t in $what; do
+		case $t in
+		srp | srp/*)
+			echo "# not run: $t: blktests' _have_kver cannot read kernel release $(uname -r) (it gets \"$rel\") and would stop ./check"
+			;;
+		*) kept+=" $t" ;;
+		esac
+	done
+	what=${kept# }
+	[ -n "$what" ] || {
+		fail "blktests: nothing asked for can run on kernel $(uname -r)" \
+			"every test asked for is in the srp group (see above)"
+		exit 1
+	}
+fi
 log=/tmp/blktests.log
 echo "+ (cd $fs/blktests && nvme_trtype=rdma ./check $what)"
 (cd "$fs/blktests" && nvme_trtype=rdma timeout $((3300 * SIW_TIMEOUT_SCALE)) ./check $what) \
@@ -115,4 +139,4 @@ cp "$log" "$SIW_OUT/blktests.log" 2>/dev/null
 tar -czf "$SIW_OUT/blktests-results.tar.gz" -C "$fs/blktests" results 2>/dev/null
 echo "# ./check: $(status_text "$rc")"
 subtest "blktests $what over siw: every test that runs passes" \
-	python3 "$here/blktests-tap.py" "$fs/blktests/results" "$log"
+	python3 "$here/blktests-tap.py" "$fs/blktests/results" "$log" "$fs/blktests" $what

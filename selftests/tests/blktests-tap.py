@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
-"""blktests-tap.py RESULTS LOG
+"""blktests-tap.py RESULTS LOG [BLKTESTS WHAT...]
 
 Turns the output of blktests' ./check (read from LOG) into TAP: a test
 that passed is "ok", one that failed is "not ok" with the end of its
@@ -9,13 +9,19 @@ directory) as comments, and one blktests did not run is a comment with
 each reason blktests gave, "# not run: nvme/068 (...): reason", not a
 case. The last line sums up: "# blktests: P passed, F failed, N not run".
 Exit status 0 when nothing failed and at least one test passed.
+
+With BLKTESTS (the blktests tree) and WHAT (the groups and tests given to
+./check), every test asked for must have a verdict: a group that blktests
+did not run at all ("srp/*** [not run]") lists each of its tests as not
+run with the group's reasons, and a test with no line at all (./check
+stopped before it) is "not ok".
 """
 import glob
 import os
 import re
 import sys
 
-STATUS = re.compile(r"^(\S+/\d+)\b(.*?)\s*\[(passed|failed|not run)\]\s*$")
+STATUS = re.compile(r"^(\S+/(?:\d+|\*\*\*))(?:\s|$)(.*?)\s*\[(passed|failed|not run)\]\s*$")
 
 
 def details(results, test):
@@ -33,14 +39,31 @@ def details(results, test):
     return lines
 
 
+def expected(tree, what):
+    """The tests WHAT names, in order: a group stands for all its tests."""
+    tests = []
+    for item in what:
+        if "/" in item:
+            tests.append(item)
+            continue
+        for path in sorted(glob.glob(os.path.join(tree, "tests", item, "[0-9]*"))):
+            name = os.path.basename(path)
+            if re.fullmatch(r"\d+", name):
+                tests.append(f"{item}/{name}")
+    return tests
+
+
 def main():
-    if len(sys.argv) != 3:
-        print("usage: blktests-tap.py RESULTS LOG", file=sys.stderr)
+    if len(sys.argv) < 3 or len(sys.argv) == 4:
+        print("usage: blktests-tap.py RESULTS LOG [BLKTESTS WHAT...]",
+              file=sys.stderr)
         return 2
     results, log = sys.argv[1], sys.argv[2]
+    want = expected(sys.argv[3], sys.argv[4:]) if len(sys.argv) > 4 else []
     with open(log, encoding="utf-8", errors="replace") as f:
         lines = f.read().splitlines()
     passed = failed = notrun = 0
+    seen = set()
     i = 0
     while i < len(lines):
         m = STATUS.match(lines[i])
@@ -53,19 +76,34 @@ def main():
         while i < len(lines) and lines[i].startswith("    "):
             extra.append(lines[i].strip())
             i += 1
+        # Runtime lines ("runtime ... 1.2s") are not reasons.
+        reasons = "; ".join(e for e in extra if not e.startswith("runtime"))
+        if test.endswith("/***"):
+            group = test[:-4]
+            members = [t for t in want if t.startswith(group + "/")] or [test]
+            for t in members:
+                seen.add(t)
+                notrun += 1
+                print(f"# not run: {t} (the whole group): "
+                      f"{reasons or '(no reason given)'}")
+            continue
+        seen.add(test)
         if status == "passed":
             passed += 1
             print(f"ok - {name}")
         elif status == "not run":
             notrun += 1
-            # Runtime lines ("runtime ... 1.2s") are not reasons.
-            reasons = [e for e in extra if not e.startswith("runtime")]
-            print(f"# not run: {name}: {'; '.join(reasons) or '(no reason given)'}")
+            print(f"# not run: {name}: {reasons or '(no reason given)'}")
         else:
             failed += 1
             print(f"not ok - {name}")
             for line in details(results, test):
                 print("    " + line)
+    for t in want:
+        if t not in seen:
+            failed += 1
+            print(f"not ok - {t}: asked for, but blktests printed no result "
+                  f"for it (./check stopped before it?)")
     print(f"# blktests: {passed} passed, {failed} failed, {notrun} not run")
     return 0 if failed == 0 and passed > 0 else 1
 
