@@ -36,7 +36,7 @@ teardown() {
 	modprobe -r ib_iser ib_isert iscsi_target_mod target_core_user target_core_pscsi target_core_file target_core_iblock target_core_mod 2>/dev/null
 	rdma link delete siw_is 2>/dev/null
 	ip link del siwis0 2>/dev/null
-	rm -f /tmp/iser-pat /tmp/iser-back
+	rm -f /tmp/iser-pat /tmp/iser-pat.back
 }
 lio_teardown() {
 	echo 0 > "$tpg/enable" 2>/dev/null
@@ -48,9 +48,7 @@ lio_teardown() {
 at_exit teardown
 
 load_siw
-check "dummy netdev siwis0 with $addr" sh -c \
-	"ip link add siwis0 type dummy && ip addr add $addr/24 dev siwis0 && ip link set siwis0 up"
-check "rdma link add siw_is on siwis0" rdma link add siw_is type siw netdev siwis0
+siw_on_dummy siwis0 "$addr" siw_is
 # No udev in the guest: the SCSI disk driver is loaded by hand.
 check "modules target_core_mod, iscsi_target_mod, ib_isert, ib_iser, sd_mod" sh -c \
 	"modprobe target_core_mod && modprobe iscsi_target_mod && modprobe ib_isert && modprobe ib_iser && modprobe sd_mod"
@@ -108,12 +106,8 @@ round() { # DESC REV CRC
 	check "$1: the session is iSER" sh -c "iscsiadm -m session | grep -q '^iser: .* $iqn'"
 	check "$1: its QPs negotiated MPA revision $2, CRC $3" negotiated "$2" "$3"
 	dd if=/dev/urandom of=/tmp/iser-pat bs=1M count=64 status=none
-	check "$1: 64 MiB of random data written (direct) and read back identical" sh -c "
-		d=$(disk) &&
-		timeout 300 dd if=/tmp/iser-pat of=\$d bs=256k oflag=direct status=none &&
-		timeout 300 dd if=\$d of=/tmp/iser-back bs=1M iflag=direct status=none &&
-		cmp /tmp/iser-pat /tmp/iser-back"
-	rm -f /tmp/iser-back
+	check "$1: 64 MiB of random data written (direct) and read back identical" \
+		disk_roundtrip /tmp/iser-pat "$(disk)"
 	check "$1: logout" timeout $((60 * SIW_TIMEOUT_SCALE)) \
 		iscsiadm -m node -T "$iqn" -p "$addr:3260" --logout
 	check_wait "$1: the disk is gone" 30 no_disk

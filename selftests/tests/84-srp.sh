@@ -29,7 +29,7 @@ teardown() {
 	modprobe -r ib_srp ib_srpt target_core_user target_core_pscsi target_core_file target_core_iblock target_core_mod 2>/dev/null
 	rdma link delete siw_sr 2>/dev/null
 	ip link del siwsr0 2>/dev/null
-	rm -f /tmp/srp-pat /tmp/srp-back
+	rm -f /tmp/srp-pat /tmp/srp-pat.back
 }
 logout_all() {
 	local p
@@ -51,9 +51,7 @@ lio_teardown() {
 at_exit teardown
 
 load_siw
-check "dummy netdev siwsr0 with $addr" sh -c \
-	"ip link add siwsr0 type dummy && ip addr add $addr/24 dev siwsr0 && ip link set siwsr0 up"
-check "rdma link add siw_sr on siwsr0" rdma link add siw_sr type siw netdev siwsr0
+siw_on_dummy siwsr0 "$addr" siw_sr
 # No udev in the guest: the SCSI disk driver is loaded by hand.
 check "modules target_core_mod, ib_srpt, ib_srp, sd_mod" sh -c \
 	"modprobe target_core_mod && modprobe ib_srpt && modprobe ib_srp && modprobe sd_mod"
@@ -94,12 +92,8 @@ round() { # DESC REV CRC
 	check_wait "$1: the disk appears" 30 disk_ready
 	check "$1: its QPs negotiated MPA revision $2, CRC $3" negotiated "$2" "$3"
 	dd if=/dev/urandom of=/tmp/srp-pat bs=1M count=64 status=none
-	check "$1: 64 MiB of random data written (direct) and read back identical" sh -c "
-		d=$(disk) &&
-		timeout 300 dd if=/tmp/srp-pat of=\$d bs=256k oflag=direct status=none &&
-		timeout 300 dd if=\$d of=/tmp/srp-back bs=1M iflag=direct status=none &&
-		cmp /tmp/srp-pat /tmp/srp-back"
-	rm -f /tmp/srp-back
+	check "$1: 64 MiB of random data written (direct) and read back identical" \
+		disk_roundtrip /tmp/srp-pat "$(disk)"
 	check "$1: logout (the remote port deleted)" logout_all
 	check_wait "$1: the disk is gone" 30 no_disk
 	check_wait "$1: no QP of the initiator (ib_srp) is left" 30 sh -c \

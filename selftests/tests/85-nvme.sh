@@ -42,9 +42,7 @@ teardown() {
 at_exit teardown
 
 load_siw
-check "dummy netdev siwnv0 with $addr" sh -c \
-	"ip link add siwnv0 type dummy && ip addr add $addr/24 dev siwnv0 && ip link set siwnv0 up"
-check "rdma link add siw_nv on siwnv0" rdma link add siw_nv type siw netdev siwnv0
+siw_on_dummy siwnv0 "$addr" siw_nv
 check "modules nvmet, nvmet-rdma, nvme-rdma, null_blk" sh -c \
 	"modprobe nvmet && modprobe nvmet-rdma && modprobe nvme-rdma && modprobe null_blk nr_devices=0"
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
@@ -134,17 +132,9 @@ unchanged() {
 	rm -f /tmp/nvme-back.*
 }
 
-# negotiated REV CRC: every QP of siw_nv in RTS reports this MPA
-# revision and CRC use.
-negotiated() {
-	local out n
-	out=$(rdma -dd resource show qp 2>&1 | grep '^link siw_nv/1 ' | grep ' state RTS ')
-	n=$(echo "$out" | grep -c .)
-	echo "$n QPs in RTS"
-	[ "$n" -ge $((2 * want_queues)) ] || return 1
-	! echo "$out" | grep -v " drv_mpa_rev $1 " | grep -q . &&
-	! echo "$out" | grep -v " drv_mpa_crc $2 " | grep -q .
-}
+# negotiated REV CRC: every QP of siw_nv in RTS, both ends of each
+# queue's connection, reports this MPA revision and CRC use.
+negotiated() { mpa_negotiated siw_nv "$1" "$2" $((2 * want_queues)); }
 
 for round in 1 2 3 4 5 6 7 8 9 10; do
 	connect "round $round"

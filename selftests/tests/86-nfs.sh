@@ -39,9 +39,7 @@ teardown() {
 at_exit teardown
 
 load_siw
-check "dummy netdev siwnf0 with $addr" sh -c \
-	"ip link add siwnf0 type dummy && ip addr add $addr/24 dev siwnf0 && ip link set siwnf0 up"
-check "rdma link add siw_nf on siwnf0" rdma link add siw_nf type siw netdev siwnf0
+siw_on_dummy siwnf0 "$addr" siw_nf
 check "modules nfsd, nfs, rpcrdma" sh -c "modprobe nfsd && modprobe nfs && modprobe rpcrdma"
 
 # The server's state lives in /var/lib/nfs, a tmpfs in the guest.
@@ -83,16 +81,9 @@ mount_rdma() {
 # The client's transport: the mount's options say rdma.
 mounted_over_rdma() { grep " $mnt nfs" /proc/mounts | grep -q 'proto=rdma'; }
 
-# negotiated REV CRC: every siw_nf QP in RTS reports this MPA revision
-# and CRC use; at least one exists (client and server sides).
-negotiated() {
-	local out
-	out=$(rdma -dd resource show qp 2>&1 | grep '^link siw_nf/1 ' | grep ' state RTS ')
-	echo "$out"
-	[ "$(echo "$out" | grep -c .)" -ge 2 ] &&
-	! echo "$out" | grep -v " drv_mpa_rev $1 " | grep -q . &&
-	! echo "$out" | grep -v " drv_mpa_crc $2 " | grep -q .
-}
+# negotiated REV CRC: every siw_nf QP in RTS (client and server sides)
+# reports this MPA revision and CRC use.
+negotiated() { mpa_negotiated siw_nf "$1" "$2"; }
 
 # run_version DESC VERSION PATH REV CRC
 run_version() {

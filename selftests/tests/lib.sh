@@ -249,16 +249,40 @@ lio_rd_disk() {
 	return 0
 }
 
-# mpa_negotiated DEV REV CRC: DEV's QPs in RTS (at least two, one for
-# each end of a connection) all report MPA revision REV and CRC use CRC.
+# mpa_negotiated DEV REV CRC [MIN]: DEV's QPs in RTS, at least MIN of
+# them (default two: both ends of a connection on one device), all report
+# MPA revision REV and CRC use CRC.
 mpa_negotiated() {
 	local out n
 	out=$(rdma -dd resource show qp 2>&1 | grep "^link $1/1 " | grep ' state RTS ')
 	n=$(echo "$out" | grep -c .)
 	echo "$n QPs in RTS"
-	[ "$n" -ge 2 ] || return 1
-	! echo "$out" | grep -v " drv_mpa_rev $2 " | grep -q . &&
-	! echo "$out" | grep -v " drv_mpa_crc $3 " | grep -q .
+	[ "$n" -ge "${4:-2}" ] || return 1
+	echo "$out" | grep -vE " drv_mpa_rev $2 (.* )?drv_mpa_crc $3( |$)" && return 1
+	return 0
+}
+
+# siw_on_dummy NETDEV ADDR SIWDEV: a dummy netdev in this namespace with
+# ADDR/24, up, and siw device SIWDEV on it: two cases. The kernel ULPs
+# (nvmet, LIO, NFS) open their rdma_cm IDs in the initial namespace,
+# where the veth pair's namespaces are out of reach.
+siw_on_dummy() {
+	check "dummy netdev $1 with $2" sh -c \
+		"ip link add $1 type dummy && ip addr add $2/24 dev $1 && ip link set $1 up"
+	check "rdma link add $3 on $1" rdma link add "$3" type siw netdev "$1"
+}
+
+# disk_roundtrip PATTERN DEV: the file PATTERN written over block device
+# DEV with O_DIRECT (256 KiB writes), read back (1 MiB reads) and compared.
+disk_roundtrip() {
+	local back=$1.back rc
+	[ -b "$2" ] || { echo "no block device '$2'"; return 1; }
+	timeout 300 dd if="$1" of="$2" bs=256k oflag=direct status=none &&
+	timeout 300 dd if="$2" of="$back" bs=1M iflag=direct status=none &&
+	cmp "$1" "$back"
+	rc=$?
+	rm -f "$back"
+	return $rc
 }
 
 load_siw() {

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+# timeout: 1200
 #
 # One guest of the two-VM topology; SIW_VM is 1 or 2. The guests are joined
 # by QEMU stream networking over a Unix socket on the host:
@@ -7,8 +8,8 @@
 #   guest 1 eth0 192.0.2.11/24 2001:db8::11/64 ---- guest 2 eth0 192.0.2.12/24 2001:db8::12/64
 #
 # Both bring up siw on eth0, check what they see of each other, and move
-# RDMA traffic between them (rping, ib_write_bw over rdma_cm, NVMe over
-# Fabrics from guest 2 to an nvmet target in guest 1). The
+# RDMA traffic between them (rping, ib_write_bw over rdma_cm; NVMe over
+# Fabrics, iSCSI over iSER and SRP from guest 2 to targets in guest 1). The
 # guests meet at barriers: files in the output share they both mount.
 . "$SIW_DIR/selftests/tests/lib.sh"
 
@@ -16,11 +17,11 @@ me=$SIW_VM
 peer=$((3 - me))
 share=$SIW_SHARE
 # 12 cases in both guests, then NVMe: 3 in the target's, 12 in the
-# host's; 3 at the end.
+# host's; iSER: 5 and 19; SRP: 8 and 16; 3 at the end.
 if [ "$me" = 1 ]; then
-	plan 18
+	plan 31
 else
-	plan 27
+	plan 62
 fi
 
 # barrier NAME [SECS]: wait until the peer reached the same point. A peer
@@ -141,6 +142,148 @@ else
 	rm -f /tmp/tv-pat
 	barrier nvme-host-done
 	check "modprobe -r nvme-rdma" modprobe -r nvme-rdma
+fi
+
+# iSCSI over iSER between the guests: guest 1 is the target (LIO with
+# ib_isert, a RAM disk of 32 MiB), guest 2 logs in with open-iscsi's iser
+# transport (ib_iser). Two rounds, the second with CRC required on guest
+# 2's side only; in each, both guests check what their QPs negotiated.
+# The portal's TCP side is made from an empty namespace, out of the way
+# of isert's listener at the same address and port (see 83-iser.sh).
+lio=/sys/kernel/config/target
+iqn=iqn.2026-12.org.example.siw:twovm
+ini=iqn.2026-12.org.example.siw:guest2
+ird=$lio/core/rd_mcp_0/tvi
+tpg=$lio/iscsi/$iqn/tpgt_1
+portal=$tpg/np/192.0.2.11:3260
+tcpns=siw-iscsi-tcp
+mpa=/sys/class/infiniband/siw0/mpa
+disk() { lio_rd_disk; }
+disk_ready() { [ -b "$(disk)" ]; }
+no_disk() { [ -z "$(disk)" ]; }
+no_siw_qp() { ! rdma resource show qp | grep -q '^link siw0/'; }
+# Guest 2 holds the session open while both guests check their QPs.
+both_negotiated() { # ROUND REV CRC
+	barrier "$1-up"
+	check "$1: this guest's QPs negotiated MPA revision $2, CRC $3" \
+		mpa_negotiated siw0 "$2" "$3" 1
+	barrier "$1-checked"
+}
+if [ "$me" = 1 ]; then
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+	check "LIO iSER target $iqn: RAM disk of 32 MiB, portal 192.0.2.11:3260" sh -c "
+		modprobe target_core_mod && modprobe iscsi_target_mod && modprobe ib_isert &&
+		mkdir -p $ird && echo rd_pages=8192 > $ird/control && echo 1 > $ird/enable &&
+		mkdir -p $tpg/lun/lun_0 && ln -s $ird $tpg/lun/lun_0/tvi &&
+		echo 0 > $tpg/attrib/authentication && echo 1 > $tpg/attrib/generate_node_acls &&
+		echo 1 > $tpg/attrib/cache_dynamic_acls && echo 0 > $tpg/attrib/demo_mode_write_protect &&
+		ip netns add $tcpns && nsenter --net=/run/netns/$tcpns mkdir $portal &&
+		echo 1 > $portal/iser && echo 1 > $tpg/enable"
+	barrier iser-target-up
+	both_negotiated "iSER round 1" 2 0
+	both_negotiated "iSER round 2" 2 1
+	barrier iser-host-done 900
+	check_wait "iSER: no QP of the target (isert) is left" 30 no_siw_qp
+	check "LIO iSER target torn down" sh -c "
+		echo 0 > $tpg/enable && rm $tpg/lun/lun_0/tvi && rmdir $tpg/lun/lun_0 &&
+		rmdir $portal && rmdir $tpg && rmdir $lio/iscsi/$iqn && rmdir $lio/iscsi &&
+		rmdir $ird && rmdir $lio/core/rd_mcp_0 && ip netns del $tcpns"
+else
+	barrier iser-target-up
+	check "open-iscsi: iscsid running, node $iqn at 192.0.2.11 on the iser interface" sh -c "
+		modprobe ib_iser && modprobe sd_mod &&
+		mkdir -p /etc/iscsi /run/lock/iscsi && echo InitiatorName=$ini > /etc/iscsi/initiatorname.iscsi &&
+		(setsid iscsid -f > /tmp/iscsid.log 2>&1 &) && sleep 1 && pidof iscsid &&
+		iscsiadm -m node -o new -T $iqn -p 192.0.2.11:3260,1 -I iser"
+	dd if=/dev/urandom of=/tmp/tv-pat bs=1M count=32 status=none
+	for round in 1 2; do
+		r="iSER round $round"
+		[ $round = 2 ] && check "CRC required on this guest's siw0 only" sh -c "echo 2 > $mpa/crc"
+		check "$r: login to the other guest" timeout $((60 * SIW_TIMEOUT_SCALE)) \
+			iscsiadm -m node -T "$iqn" -p 192.0.2.11:3260 --login
+		check_wait "$r: the disk appears" 30 disk_ready
+		check "$r: the session is iSER" sh -c "iscsiadm -m session | grep -q '^iser: .* $iqn'"
+		both_negotiated "$r" 2 $((round - 1))
+		check "$r: 32 MiB pattern written (direct), read back identical" \
+			disk_roundtrip /tmp/tv-pat "$(disk)"
+		check "$r: logout" timeout $((60 * SIW_TIMEOUT_SCALE)) \
+			iscsiadm -m node -T "$iqn" -p 192.0.2.11:3260 --logout
+		check_wait "$r: the disk is gone" 30 no_disk
+		check_wait "$r: no QP of the initiator is left" 30 no_siw_qp
+	done
+	check "CRC off again, node deleted, iscsid stopped" sh -c "
+		echo 0 > $mpa/crc && iscsiadm -m node -o delete &&
+		kill \$(pidof iscsid) && sleep 1 && ! pidof iscsid"
+	barrier iser-host-done
+fi
+
+# SRP between the guests: guest 1 runs ib_srpt (a RAM disk of 32 MiB,
+# rdma_cm port 5555), guest 2 logs in through ib_srp's add_target. Two
+# rounds, the second with MPA revision 1 on the target's side only. The
+# target port is named after guest 1's GID 0; the initiator's ACL after
+# its SRP port ID, guest 2's GID 0 when initiator_ext is its high half
+# (as in 84-srp.sh). Each guest tells the other what it needs through the
+# share.
+srd=$lio/core/rd_mcp_1/tvs
+gid0() { cat /sys/class/infiniband/siw0/ports/1/gids/0; }
+if [ "$me" = 1 ]; then
+	tport=0x$(gid0 | tr -d :)
+	t=$lio/srpt/$tport/$tport
+	barrier srp-initiator-gid
+	sini=0x$(tr -d : < "$share/vm2/gid0")
+	check "LIO SRP target $tport: RAM disk of 32 MiB, ACL for $sini, rdma_cm port 5555" sh -c "
+		modprobe ib_srpt &&
+		mkdir -p $srd && echo rd_pages=8192 > $srd/control && echo 1 > $srd/enable &&
+		mkdir -p $lio/srpt && echo 5555 > $lio/srpt/discovery_auth/rdma_cm_port &&
+		mkdir -p $t/lun/lun_0 && ln -s $srd $t/lun/lun_0/tvs &&
+		mkdir -p $t/acls/$sini/lun_0 && ln -s $t/lun/lun_0 $t/acls/$sini/lun_0/lun_0 &&
+		echo 1 > $t/enable &&
+		cat /sys/module/ib_srpt/parameters/srpt_service_guid > $share/vm1/srpt-guid"
+	barrier srp-target-up
+	both_negotiated "SRP round 1" 2 0
+	barrier srp-round-1-done
+	check "MPA revision 1 on this guest's siw0 only" sh -c "echo 1 > $mpa/rev"
+	barrier srp-rev1
+	both_negotiated "SRP round 2" 1 0
+	barrier srp-host-done 900
+	check "MPA revision 2 again" sh -c "echo 2 > $mpa/rev"
+	# ib_srpt keeps a disconnected channel's QP until its target port is
+	# disabled (it waits for an InfiniBand CM event, see 84-srp.sh).
+	check "LIO SRP target torn down" sh -c "
+		echo 0 > $t/enable && rm $t/acls/$sini/lun_0/lun_0 && rmdir $t/acls/$sini/lun_0 &&
+		rmdir $t/acls/$sini && rm $t/lun/lun_0/tvs && rmdir $t/lun/lun_0 &&
+		rmdir $t && rmdir $lio/srpt/$tport && rmdir $lio/srpt &&
+		rmdir $srd && rmdir $lio/core/rd_mcp_1"
+	check_wait "SRP: no QP of the target is left" 30 no_siw_qp
+	check "modprobe -r ib_srpt ib_isert iscsi_target_mod and the LIO backends" sh -c "
+		modprobe -r ib_srpt ib_isert iscsi_target_mod target_core_user target_core_pscsi \
+			target_core_file target_core_iblock target_core_mod"
+else
+	gid0 > "$share/vm2/gid0"
+	barrier srp-initiator-gid
+	barrier srp-target-up
+	sguid=$(cat "$share/vm1/srpt-guid")
+	mygid=$(gid0 | tr -d :)
+	login="id_ext=$sguid,ioc_guid=$sguid,initiator_ext=${mygid:0:16},dest=192.0.2.11:5555"
+	check "modprobe ib_srp" modprobe ib_srp
+	for round in 1 2; do
+		r="SRP round $round"
+		[ $round = 2 ] && barrier srp-rev1
+		check "$r: login through add_target ($login)" sh -c \
+			"echo '$login' > /sys/class/infiniband_srp/srp-siw0-1/add_target"
+		check_wait "$r: the disk appears" 30 disk_ready
+		both_negotiated "$r" $((3 - round)) 0
+		check "$r: 32 MiB pattern written (direct), read back identical" \
+			disk_roundtrip /tmp/tv-pat "$(disk)"
+		check "$r: logout (the remote port deleted)" sh -c \
+			"for p in /sys/class/srp_remote_ports/port-*/delete; do echo 1 > \$p; done"
+		check_wait "$r: the disk is gone" 30 no_disk
+		check_wait "$r: no QP of the initiator is left" 30 no_siw_qp
+		[ $round = 1 ] && barrier srp-round-1-done
+	done
+	rm -f /tmp/tv-pat
+	barrier srp-host-done
+	check "modprobe -r ib_srp ib_iser" modprobe -r ib_srp ib_iser
 fi
 
 barrier traffic-done
