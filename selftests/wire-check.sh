@@ -177,15 +177,16 @@ for c in $captures; do
 	undecoded='tcp.len > 0 && !iwarp_mpa && !tcp.analysis.retransmission && !tcp.analysis.spurious_retransmission'
 	if u=$(field "$undecoded" frame.number) &&
 	   r=$(field 'iwarp_mpa && tcp.segment' tcp.segment); then
-		late=$(echo "$r" | tr ',' '\n' | grep . | sort -nu)
-		lost=$(echo "$u" | grep . | sort -nu | comm -23 - <(echo "$late"))
+		# comm wants both lists in its own (byte) order, not sort -n's.
+		late=$(echo "$r" | tr ',' '\n' | grep . | LC_ALL=C sort -u)
+		lost=$(echo "$u" | grep . | LC_ALL=C sort -u | LC_ALL=C comm -23 - <(echo "$late") | sort -n)
 		bad=$(echo "$lost" | grep -c . || true)
-		nlate=$(echo "$u" | grep . | sort -nu | comm -12 - <(echo "$late") | grep -c . || true)
+		nlate=$(echo "$u" | grep . | LC_ALL=C sort -u | LC_ALL=C comm -12 - <(echo "$late") | grep -c . || true)
 	else
 		bad=error nlate=0 lost=
 	fi
 	late=
-	[ "$nlate" = 0 ] || late=" ($nlate decoded after reordering)"
+	[ "$nlate" = 0 ] || late=" ($nlate decoded in a later frame: reordered, or inside a longer FPDU)"
 	verdict "$name: every TCP segment with data decodes as MPA$late" \
 		"segments tshark did not decode as MPA: $bad ($(echo $lost | head -c 200)) (tshark -o tcp.reassemble_out_of_order:TRUE -r $pcap -Y '$undecoded')" \
 		"$bad" = 0
