@@ -96,6 +96,7 @@ static void siw_cm_local_params(struct siw_cep *cep)
 	p->ird = SIW_MAX_IRD_QP;
 	p->ord = SIW_MAX_ORD_QP;
 	p->max_ird = SIW_MAX_IRD_QP;
+	p->gso = k.mpa_gso;
 	cep->timeout = msecs_to_jiffies(k.mpa_timeout_ms);
 }
 

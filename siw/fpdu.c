@@ -28,6 +28,30 @@ u32 siw_mpa_mulpdu(u32 emss)
 	return emss - overhead;
 }
 
+/*
+ * With GSO-sized FPDUs (both ends set SIW_MPA_FLAG_GSO), the effective
+ * MSS is as many whole MSS as one GSO packet of the socket holds once TCP
+ * and IP headers (hdr_room) are taken off: an FPDU then goes to the NIC,
+ * or the GSO code, as one super-packet. At least one MSS.
+ */
+u32 siw_gso_emss(u32 mss, u32 gso_max_size, u32 gso_max_segs, u32 hdr_room)
+{
+	u32 segs = 1;
+
+	if (!mss)
+		return 0;
+	if (gso_max_size > hdr_room)
+		segs = (gso_max_size - hdr_room) / mss;
+	if (segs > gso_max_segs)
+		segs = gso_max_segs;
+	if (segs < 1)
+		segs = 1;
+	/* No FPDU is longer than the 16-bit ULPDU length allows anyway. */
+	if ((u64)mss * segs > SIW_MPA_ULPDU_MAX + 6)
+		segs = (SIW_MPA_ULPDU_MAX + 6) / mss ? : 1;
+	return mss * segs;
+}
+
 bool siw_fpdu_plan(u32 mulpdu, u32 hdr_len, u32 remaining,
 		   struct siw_fpdu *f)
 {

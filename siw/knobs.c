@@ -23,6 +23,7 @@ static struct siw_knobs siw_default_knobs = {
 	.mpa_p2p = 0,
 	.mpa_rtr = SIW_RTR_WRITE | SIW_RTR_READ,
 	.mpa_timeout_ms = 10000,
+	.mpa_gso = 1,
 };
 
 /* Valid values of each knob. */
@@ -41,6 +42,7 @@ static const struct siw_knob_range siw_knob_ranges[] = {
 	SIW_KNOB(mpa_p2p, 0, 1),
 	SIW_KNOB(mpa_rtr, 1, SIW_RTR_ALL),
 	SIW_KNOB(mpa_timeout_ms, 100, 600000),
+	SIW_KNOB(mpa_gso, 0, 1),
 };
 
 static const struct siw_knob_range *siw_knob_find(const char *name)
@@ -106,6 +108,8 @@ SIW_PARAM(mpa_rtr,
 	  "RTR messages accepted in peer-to-peer mode, a mask: 1 zero-length Send, 2 zero-length RDMA Write, 4 zero-length RDMA Read (default 6); per device: mpa/rtr");
 SIW_PARAM(mpa_timeout_ms,
 	  "Time a TCP connect plus MPA exchange may take, in ms (100-600000, default 10000); per device: mpa/timeout_ms");
+SIW_PARAM(mpa_gso,
+	  "FPDUs as large as a GSO packet when the peer says it takes them (upstream siw's flag, MPA revision 2): 0 off, 1 on (default); per device: mpa/gso");
 
 void siw_knobs_init(struct siw_knobs *k)
 {
@@ -114,6 +118,7 @@ void siw_knobs_init(struct siw_knobs *k)
 	k->mpa_p2p = READ_ONCE(siw_default_knobs.mpa_p2p);
 	k->mpa_rtr = READ_ONCE(siw_default_knobs.mpa_rtr);
 	k->mpa_timeout_ms = READ_ONCE(siw_default_knobs.mpa_timeout_ms);
+	k->mpa_gso = READ_ONCE(siw_default_knobs.mpa_gso);
 }
 
 void siw_knobs_get(struct siw_device *sdev, struct siw_knobs *k)
@@ -123,6 +128,7 @@ void siw_knobs_get(struct siw_device *sdev, struct siw_knobs *k)
 	k->mpa_p2p = READ_ONCE(sdev->knobs.mpa_p2p);
 	k->mpa_rtr = READ_ONCE(sdev->knobs.mpa_rtr);
 	k->mpa_timeout_ms = READ_ONCE(sdev->knobs.mpa_timeout_ms);
+	k->mpa_gso = READ_ONCE(sdev->knobs.mpa_gso);
 }
 
 /* --- sysfs: /sys/class/infiniband/<dev>/mpa/ ------------------------------ */
@@ -174,6 +180,7 @@ SIW_KNOB_ATTR(crc);
 SIW_KNOB_ATTR(p2p);
 SIW_KNOB_ATTR(rtr);
 SIW_KNOB_ATTR(timeout_ms);
+SIW_KNOB_ATTR(gso);
 
 static struct attribute *siw_knob_attrs[] = {
 	&siw_attr_rev.attr,
@@ -181,6 +188,7 @@ static struct attribute *siw_knob_attrs[] = {
 	&siw_attr_p2p.attr,
 	&siw_attr_rtr.attr,
 	&siw_attr_timeout_ms.attr,
+	&siw_attr_gso.attr,
 	NULL,
 };
 

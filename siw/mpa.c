@@ -86,6 +86,7 @@ enum siw_mpa_err siw_mpa_parse_hdr(const u8 *buf, size_t len,
 	out->markers = f & SIW_MPA_FLAG_M;
 	out->crc = f & SIW_MPA_FLAG_C;
 	out->reject = f & SIW_MPA_FLAG_R;
+	out->gso = f & SIW_MPA_FLAG_GSO;
 
 	if (out->revision != SIW_MPA_REV_1 && out->revision != SIW_MPA_REV_2)
 		return SIW_MPA_E_REVISION;
@@ -188,6 +189,8 @@ enum siw_mpa_err siw_mpa_build(const struct siw_mpa_info *in, u8 *buf,
 		f |= SIW_MPA_FLAG_R;
 	if (in->enhanced)
 		f |= SIW_MPA_FLAG_S;
+	if (in->gso)
+		f |= SIW_MPA_FLAG_GSO;
 
 	memcpy(p, mpa_key(in->kind), SIW_MPA_KEY_LEN);
 	p[16] = f;
@@ -252,6 +255,8 @@ void siw_mpa_request_init(const struct siw_mpa_params *local,
 							   SIW_MPA_REV_1;
 	req->crc = want_crc(local);
 	if (req->revision == SIW_MPA_REV_2) {
+		/* Only in revision 2, as upstream siw: 1 may be hardware. */
+		req->gso = local->gso;
 		req->enhanced = true;
 		req->ird = min_u16(local->ird, SIW_MPA_V2_IRD_ORD_MAX);
 		req->ord = min_u16(local->ord, SIW_MPA_V2_IRD_ORD_MAX);
@@ -274,6 +279,8 @@ void siw_mpa_request_init(const struct siw_mpa_params *local,
  *  - Peer-to-peer (enhanced only): if both want it, pick one RTR type both
  *    accept, or reject. If only the initiator wants it, reply without A;
  *    the initiator then goes on without an RTR exchange.
+ *  - GSO-sized FPDUs: only if the initiator offered them and we allow
+ *    them; the reply then carries the flag, and both ends use them.
  */
 void siw_mpa_respond(const struct siw_mpa_params *local,
 		     const struct siw_mpa_info *req,
@@ -290,6 +297,7 @@ void siw_mpa_respond(const struct siw_mpa_params *local,
 	res->crc = req->crc || want_crc(local);
 	res->ird = local->ird;
 	res->ord = local->ord;
+	res->gso = req->gso && local->gso;
 
 	if (req->markers) {
 		res->verdict = SIW_MPA_REJECT;
@@ -330,6 +338,7 @@ void siw_mpa_reply_init(const struct siw_mpa_result *res,
 	rep->crc = res->crc;
 	rep->reject = res->verdict != SIW_MPA_ACCEPT;
 	rep->enhanced = res->enhanced;
+	rep->gso = res->gso && !rep->reject;
 	if (res->enhanced) {
 		rep->ird = res->ird;
 		rep->ord = res->ord;
@@ -374,6 +383,7 @@ void siw_mpa_check_reply(const struct siw_mpa_params *local,
 	res->crc = rep->crc;
 	res->ird = local->ird;
 	res->ord = local->ord;
+	res->gso = req.gso && rep->gso;
 
 	if (rep->reject) {
 		res->verdict = SIW_MPA_REJECT;

@@ -102,8 +102,15 @@ struct siw_mpa_rr_hdr {
 #define SIW_MPA_FLAG_C		0x40	/* CRC */
 #define SIW_MPA_FLAG_R		0x20	/* reply only: connection rejected */
 #define SIW_MPA_FLAG_S		0x10	/* rev 2: enhanced, IRD/ORD present */
-#define SIW_MPA_FLAGS_RSVD_V1	0x1f
-#define SIW_MPA_FLAGS_RSVD_V2	0x0f
+/*
+ * The highest of RFC 5044's reserved bits, which upstream siw uses (its
+ * try_gso option, MPA_RR_FLAG_GSO_EXP) to say "send me FPDUs as large as
+ * your socket's GSO size, not MULPDU": both ends then do. Peers that do
+ * not know it send zero and ignore it, as RFC 5044 asks of reserved bits.
+ */
+#define SIW_MPA_FLAG_GSO	0x08
+#define SIW_MPA_FLAGS_RSVD_V1	0x17
+#define SIW_MPA_FLAGS_RSVD_V2	0x07
 
 #define SIW_MPA_REV_1		1
 #define SIW_MPA_REV_2		2
@@ -469,6 +476,7 @@ struct siw_mpa_info {
 	bool crc;		/* C */
 	bool reject;		/* R: replies only */
 	bool enhanced;		/* S: revision 2 only, IRD/ORD words present */
+	bool gso;		/* SIW_MPA_FLAG_GSO: large FPDUs welcome */
 	u8 rsvd;		/* reserved flag bits as received */
 	/* Valid when enhanced: */
 	u16 ird;
@@ -540,6 +548,7 @@ struct siw_mpa_params {
 	u16 ird;		/* inbound RDMA Reads we accept */
 	u16 ord;		/* outbound RDMA Reads we want */
 	u16 max_ird;		/* ird may grow up to this to suit a peer */
+	bool gso;		/* offer and accept GSO-sized FPDUs */
 };
 
 enum siw_mpa_verdict {
@@ -574,6 +583,7 @@ struct siw_mpa_result {
 	u8 rtr;				/* the one SIW_RTR_* it sends */
 	u16 ird;			/* to program into the local QP */
 	u16 ord;
+	bool gso;			/* both said GSO: large FPDUs both ways */
 };
 
 /* Initiator: the request for our configuration (no ULP data yet). */
@@ -602,6 +612,7 @@ void siw_mpa_check_reply(const struct siw_mpa_params *local,
 
 /* Largest ULPDU whose FPDU fits an effective MSS (RFC 5044 section 4). */
 u32 siw_mpa_mulpdu(u32 emss);
+u32 siw_gso_emss(u32 mss, u32 gso_max_size, u32 gso_max_segs, u32 hdr_room);
 
 /* One FPDU of a message. */
 struct siw_fpdu {

@@ -499,7 +499,14 @@ int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 	qp->rtr = res->p2p ? res->rtr : 0;
 	qp->ird = min_t(u32, max_t(u32, res->ird, 1), qp->irq_size);
 	qp->ord = min_t(u32, max_t(u32, res->ord, 1), qp->orq_size);
-	qp->mulpdu = siw_mpa_mulpdu(tcp_sk(sk)->mss_cache);
+	qp->gso = res->gso;
+	if (res->gso)
+		qp->mulpdu = siw_mpa_mulpdu(siw_gso_emss(tcp_sk(sk)->mss_cache,
+							 READ_ONCE(sk->sk_gso_max_size),
+							 READ_ONCE(sk->sk_gso_max_segs),
+							 MAX_TCP_HEADER));
+	else
+		qp->mulpdu = siw_mpa_mulpdu(tcp_sk(sk)->mss_cache);
 	for (i = 0; i < SIW_QN_NUM; i++)
 		qp->tx_msn[i] = SIW_MSN_FIRST;
 	qp->orq_get = qp->orq_put = 0;
@@ -681,13 +688,15 @@ int siw_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *base_qp)
 	unsigned long flags;
 	bool connected;
 	u8 rev, rtr;
-	u32 ird, ord;
-	bool crc;
+	u32 ird, ord, mulpdu;
+	bool crc, gso;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	connected = qp->connected;
 	rev = qp->mpa_rev;
 	crc = qp->crc;
+	gso = qp->gso;
+	mulpdu = qp->mulpdu;
 	rtr = qp->rtr;
 	ird = qp->ird;
 	ord = qp->ord;
@@ -703,7 +712,9 @@ int siw_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *base_qp)
 	    rdma_nl_put_driver_u32(msg, "mpa_crc", crc) ||
 	    rdma_nl_put_driver_string(msg, "mpa_rtr", rtr_name[rtr]) ||
 	    rdma_nl_put_driver_u32(msg, "ird", ird) ||
-	    rdma_nl_put_driver_u32(msg, "ord", ord)) {
+	    rdma_nl_put_driver_u32(msg, "ord", ord) ||
+	    rdma_nl_put_driver_u32(msg, "mpa_gso", gso) ||
+	    rdma_nl_put_driver_u32(msg, "mulpdu", mulpdu)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}

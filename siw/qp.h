@@ -180,6 +180,7 @@ struct siw_qp {
 	struct socket *sock;
 	bool crc;		/* MPA CRC negotiated */
 	u8 mpa_rev;		/* MPA revision negotiated */
+	bool gso;		/* GSO-sized FPDUs negotiated */
 	u8 rtr;			/* p2p RTR type negotiated, 0: none */
 	/* Responder in p2p mode: no FPDU out before the RTR. state_lock. */
 	bool rtr_wait;

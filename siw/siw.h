@@ -50,6 +50,7 @@ struct siw_knobs {
 	int mpa_p2p;		/* peer-to-peer mode with an RTR message */
 	int mpa_rtr;		/* SIW_RTR_* accepted in p2p mode */
 	int mpa_timeout_ms;	/* TCP connect plus MPA exchange */
+	int mpa_gso;		/* offer/accept GSO-sized FPDUs (siw peers) */
 };
 
 /*

@@ -258,9 +258,9 @@ static void test_mpa_parse(void)
 	   "mpa: rev 1 reserved bits (S included) reported, not fatal");
 	eq_mpa(siw_mpa_parse(b, n, SIW_MPA_REQUEST, SIW_MPA_PARSE_STRICT, &in),
 	       SIW_MPA_E_RESERVED, "mpa: rev 1 reserved bits, strict");
-	n = mk_rr(b, "MPA ID Req Frame", 0x08, 2, 0, NULL, 0);
+	n = mk_rr(b, "MPA ID Req Frame", 0x04, 2, 0, NULL, 0);
 	e = siw_mpa_parse(b, n, SIW_MPA_REQUEST, 0, &in);
-	ok(e == SIW_MPA_OK && in.rsvd == 0x08 && !in.enhanced,
+	ok(e == SIW_MPA_OK && in.rsvd == 0x04 && !in.enhanced,
 	   "mpa: rev 2 reserved bit reported, not fatal");
 	eq_mpa(siw_mpa_parse(b, n, SIW_MPA_REQUEST, SIW_MPA_PARSE_STRICT, &in),
 	       SIW_MPA_E_RESERVED, "mpa: rev 2 reserved bit, strict");
@@ -709,6 +709,90 @@ static void test_mpa_exchange(void)
 	ok(r_res.ird == 10 && i_res.ord == 10 && r_res.ord == 8 &&
 	   i_res.ird == 8,
 	   "exchange: responder IRD 2->10 (max), initiator ORD 16->10");
+}
+
+/* Upstream siw's GSO flag: parsed, built, negotiated only by both. */
+static void test_mpa_gso(void)
+{
+	struct siw_mpa_params ini, rsp;
+	struct siw_mpa_info req, rep, in;
+	struct siw_mpa_result r_res, i_res;
+	u8 b[SIW_MPA_RR_MAX];
+	size_t len;
+	bool good;
+
+	len = mk_rr(b, "MPA ID Req Frame", 0x08, 2, 0, NULL, 0);
+	ok(siw_mpa_parse(b, len, SIW_MPA_REQUEST, SIW_MPA_PARSE_STRICT, &in) ==
+		   SIW_MPA_OK && in.gso && !in.rsvd,
+	   "gso: flag 0x08 of a rev 2 request parsed, not reserved");
+	len = mk_rr(b, "MPA ID Rep Frame", 0x08, 1, 0, NULL, 0);
+	ok(siw_mpa_parse(b, len, SIW_MPA_REPLY, SIW_MPA_PARSE_STRICT, &in) ==
+		   SIW_MPA_OK && in.gso && !in.rsvd,
+	   "gso: flag 0x08 of a rev 1 reply parsed (older upstream siw)");
+
+	default_params(&ini);
+	default_params(&rsp);
+	ini.gso = true;
+	rsp.gso = true;
+	siw_mpa_request_init(&ini, &req);
+	good = siw_mpa_build(&req, b, sizeof(b), &len) == SIW_MPA_OK;
+	ok(good && req.gso && (b[16] & 0x08),
+	   "gso: a rev 2 request of a GSO device carries 0x08");
+	ini.revision = 1;
+	siw_mpa_request_init(&ini, &req);
+	good = siw_mpa_build(&req, b, sizeof(b), &len) == SIW_MPA_OK;
+	ok(good && !req.gso && !(b[16] & 0x08),
+	   "gso: a rev 1 request never carries it (the peer may be hardware)");
+	ini.revision = 2;
+
+	siw_mpa_request_init(&ini, &req);
+	siw_mpa_respond(&rsp, &req, &r_res);
+	siw_mpa_reply_init(&r_res, &rep);
+	siw_mpa_check_reply(&ini, &rep, &i_res);
+	ok(r_res.gso && rep.gso && i_res.gso,
+	   "gso: both offer: the reply carries it, both use it");
+
+	rsp.gso = false;
+	siw_mpa_respond(&rsp, &req, &r_res);
+	siw_mpa_reply_init(&r_res, &rep);
+	siw_mpa_check_reply(&ini, &rep, &i_res);
+	ok(!r_res.gso && !rep.gso && !i_res.gso,
+	   "gso: responder's knob off: neither uses it");
+	rsp.gso = true;
+
+	ini.gso = false;
+	siw_mpa_request_init(&ini, &req);
+	siw_mpa_respond(&rsp, &req, &r_res);
+	siw_mpa_reply_init(&r_res, &rep);
+	ok(!req.gso && !r_res.gso && !rep.gso,
+	   "gso: initiator does not offer it: the responder does not use it");
+
+	/* A reply with the flag to a request without it. */
+	rep.gso = true;
+	siw_mpa_check_reply(&ini, &rep, &i_res);
+	ok(i_res.verdict == SIW_MPA_ACCEPT && !i_res.gso,
+	   "gso: an unasked reply flag is ignored");
+
+	ini.gso = true;
+	siw_mpa_request_init(&ini, &req);
+	req.markers = true;
+	siw_mpa_respond(&rsp, &req, &r_res);
+	siw_mpa_reply_init(&r_res, &rep);
+	ok(rep.reject && !rep.gso, "gso: a reject does not carry it");
+
+	eq_u64(siw_gso_emss(1448, 65536, 65535, 320), 1448 * 45,
+	       "gso emss: MTU 1500, 64 KiB GSO: 45 segments");
+	eq_u64(siw_gso_emss(65483, 65536, 65535, 320), 65483,
+	       "gso emss: loopback's MSS: one segment");
+	eq_u64(siw_gso_emss(1448, 65536, 2, 320), 2896,
+	       "gso emss: gso_max_segs 2");
+	eq_u64(siw_gso_emss(1448, 100, 65535, 320), 1448,
+	       "gso emss: GSO size below the header room: one MSS");
+	eq_u64(siw_gso_emss(9000, 524288, 65535, 320), 63000,
+	       "gso emss: BIG TCP's 512 KiB: capped below 64 KiB FPDUs");
+	eq_u64(siw_gso_emss(0, 65536, 65535, 320), 0, "gso emss: MSS 0");
+	ok(siw_mpa_mulpdu(siw_gso_emss(1448, 65536, 65535, 320)) == 65154,
+	   "gso: MULPDU 65154 on MTU 1500");
 }
 
 /* ------------------------------------------------------------------ */
@@ -1519,6 +1603,7 @@ int main(void)
 	test_mpa_respond();
 	test_mpa_initiator();
 	test_mpa_exchange();
+	test_mpa_gso();
 	test_fpdu_sizes();
 	test_fpdu_frame();
 	test_ddp_valid();

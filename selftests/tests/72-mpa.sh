@@ -5,13 +5,15 @@
 # (/sys/class/infiniband/<dev>/mpa/), and connections between two siw
 # devices configured differently: revision 1 and 2 (either side lower),
 # CRC off/offered/required in every pairing, peer-to-peer mode with each
-# ready-to-receive message, p2p on one side only, no common RTR (refused).
+# ready-to-receive message, p2p on one side only, no common RTR (refused),
+# GSO-sized FPDUs (upstream siw's flag) on both sides, one side and with
+# revision 1, and 64 KiB rping traffic over them.
 # Each connection moves a Send, a Write and a Read with their data checked,
 # and both QPs report what was negotiated (rdma resource show qp -dd).
 # Also: a silent peer cannot hold a connection attempt past the timeout.
 . "$(dirname "$0")/lib.sh"
-# 23 cases of parameters and knobs, 25 connections, 6 more.
-plan 54
+# 25 cases of parameters and knobs, 30 connections, 7 more.
+plan 62
 require rdma rping busybox
 at_exit cleanup_netns
 
@@ -23,10 +25,10 @@ param_rejects() { ! echo "$2" > "/sys/module/siw/parameters/$1" 2>/dev/null; }
 reads() { [ "$(cat "$1")" = "$2" ]; }
 
 load_siw
-check "modinfo siw lists the five MPA parameters" sh -c \
-	'[ "$(modinfo -p siw | grep -cE "^mpa_(rev|crc|p2p|rtr|timeout_ms):")" = 5 ]'
+check "modinfo siw lists the six MPA parameters" sh -c \
+	'[ "$(modinfo -p siw | grep -cE "^mpa_(rev|crc|p2p|rtr|timeout_ms|gso):")" = 6 ]'
 for bad in "mpa_rev 3" "mpa_rev 0" "mpa_crc 3" "mpa_p2p 2" "mpa_rtr 0" \
-	   "mpa_rtr 8" "mpa_timeout_ms 0" "mpa_rev x"; do
+	   "mpa_rtr 8" "mpa_timeout_ms 0" "mpa_rev x" "mpa_gso 2"; do
 	check "module parameter refuses ${bad/ /=}" param_rejects $bad
 done
 check "veth pair between two namespaces" setup_veth_pair
@@ -37,17 +39,18 @@ check "module parameter mpa_crc=0 again" sh -c 'echo 0 > /sys/module/siw/paramet
 check "siw on $IF2" n2 rdma link add siw_b type siw netdev "$IF2"
 check "siw_b has crc 0, siw_a still 2" sh -c \
 	'[ "$(cat /sys/class/infiniband/siw_b/mpa/crc)" = 0 ] && [ "$(cat /sys/class/infiniband/siw_a/mpa/crc)" = 2 ]'
-for bad in "rev 3" "crc -1" "p2p 5" "rtr 9" "timeout_ms 50" "rev two"; do
+for bad in "rev 3" "crc -1" "p2p 5" "rtr 9" "timeout_ms 50" "rev two" "gso 2"; do
 	check "sysfs mpa/${bad% *} refuses ${bad#* }" knob_rejects siw_a $bad
 done
 check "sysfs mpa/rtr takes 5" sh -c 'echo 5 > /sys/class/infiniband/siw_a/mpa/rtr && [ "$(cat /sys/class/infiniband/siw_a/mpa/rtr)" = 5 ]'
 
-# set DEV REV CRC P2P RTR
+# set DEV REV CRC P2P RTR [GSO]: GSO is on (the default) unless given.
 set_dev() {
 	knob "$1" rev "$2" && knob "$1" crc "$3" && knob "$1" p2p "$4" &&
-	knob "$1" rtr "$5"
+	knob "$1" rtr "$5" && knob "$1" gso "${6:-1}"
 }
-# conn NAME "A: rev crc p2p rtr" "B: ..." EXPECT (REV CRC RTR, or refused)
+# conn NAME "A: rev crc p2p rtr [gso]" "B: ..." EXPECT (REV CRC RTR [GSO],
+# or refused)
 # siw_a (server, NS1) responds; siw_b (client, NS2) initiates.
 conn() {
 	local name=$1 a=$2 b=$3 want=$4
@@ -86,6 +89,17 @@ conn "p2p initiator only"    "2 0 0 6" "2 0 1 6" "2 0 none"
 conn "p2p responder only"    "2 0 1 6" "2 0 0 6" "2 0 none"
 conn "p2p with a rev 1 peer" "2 0 1 6" "1 0 1 6" "1 0 none"
 conn "p2p no common rtr"     "2 0 1 4" "2 0 1 1" refused
+conn "gso both"              "2 0 0 6 1" "2 0 0 6 1" "2 0 none 1"
+conn "gso responder off"     "2 0 0 6 0" "2 0 0 6 1" "2 0 none 0"
+conn "gso initiator off"     "2 0 0 6 1" "2 0 0 6 0" "2 0 none 0"
+conn "gso with a rev 1 peer" "2 0 0 6 1" "1 0 0 6 1" "1 0 none 0"
+conn "gso, crc required"     "2 2 0 6 1" "2 0 0 6 1" "2 1 none 1"
+# 64 KiB messages in GSO-sized FPDUs with CRC, each verified by rping
+# (Send, RDMA Read and Write of the buffer).
+set_dev siw_a 2 2 0 6 1
+set_dev siw_b 2 0 0 6 1
+client_server "gso, crc required: rping -V -C 50 -S 65535" 120 \
+	"rping -s -a 192.0.2.1 -V -C 50 -S 65535" "rping -c -a 192.0.2.1 -V -C 50 -S 65535"
 set_dev siw_a 2 0 0 6
 set_dev siw_b 2 0 0 6
 
