@@ -44,7 +44,7 @@ dir=${1:?usage: wire-check.sh DIR [wire] [hostile]}
 shift
 parts=${*:-wire hostile}
 # name:C flag expected; the names are the captures 80-wire.sh writes.
-captures="crc-off:0 crc-required:1"
+captures="crc-off:0 crc-required:1 gso:1"
 opcodes="0x00:Write 0x01:Read-Request 0x02:Read-Response 0x03:Send 0x07:Terminate"
 
 n=0 failed=0

@@ -2,11 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 # timeout: 900
 # siw's own bytes on the wire, kept for an independent decoder. tcpdump
-# on veth-b records the traffic between the two namespaces twice: with
-# MPA CRC off (mpa_crc=0) and with CRC required (mpa_crc=2). A device
+# on veth-b records the traffic between the two namespaces three times:
+# with MPA CRC off (mpa_crc=0) and with CRC required (mpa_crc=2), both
+# with GSO-sized FPDUs off (mpa_gso=0: one FPDU per TCP segment, what a
+# hardware RNIC gets), and with CRC required and GSO-sized FPDUs on
+# (FPDUs spanning many segments, each CRC over up to 64 KiB). A device
 # copies the module parameters when it is added, so each capture gets
-# links added after the parameter is set, and deleted after it. Each capture
-# goes to the output share as wire-crc-off.pcap / wire-crc-required.pcap;
+# links added after the parameters are set, and deleted after it. Each
+# capture goes to the output share as wire-crc-off.pcap,
+# wire-crc-required.pcap and wire-gso.pcap;
 # after the run the host decodes them with tshark's iWARP dissectors
 # (selftests/wire-check.sh, from check.sh), where tshark is fast: this
 # guest only captures.
@@ -25,7 +29,7 @@
 # SIGINT, then TERM and KILL, each after a bounded wait.
 . "$(dirname "$0")/lib.sh"
 # 2 cases of set-up, 16 per capture, 2 at the end.
-plan 36
+plan 52
 require tcpdump ethtool rping ib_read_bw ib_write_bw
 prog=$SIW_DIR/userspace/siw_conn_test
 [ -x "$prog" ] || { fail "userspace/siw_conn_test is built" "missing: $prog (make -C userspace)"; exit 1; }
@@ -37,17 +41,22 @@ at_exit 'stop_capture >/dev/null; cleanup_netns'
 
 cs() { client_server "$1" "$2" "$3" "$4" "$NS1" "$NS2"; }
 
-# capture NAME MPA_CRC: one capture of the traffic, with the module
-# parameter mpa_crc set before the links are added: a device takes its
-# MPA settings from the parameters then (its own copy is in sysfs).
+# capture NAME MPA_CRC MPA_GSO: one capture of the traffic, with the
+# module parameters mpa_crc and mpa_gso set before the links are added: a
+# device takes its MPA settings from the parameters then (its own copy is
+# in sysfs).
 capture() {
-	local name=$1 crc=$2 pcap=/tmp/wire-$1.pcap n
+	local name=$1 crc=$2 gso=$3 pcap=/tmp/wire-$1.pcap n d
 
-	check "$name: module parameter mpa_crc=$crc" sh -c "echo $crc > /sys/module/siw/parameters/mpa_crc"
+	check "$name: module parameters mpa_crc=$crc mpa_gso=$gso" sh -c \
+		"echo $crc > /sys/module/siw/parameters/mpa_crc && echo $gso > /sys/module/siw/parameters/mpa_gso"
 	check "$name: siw on $IF1" n1 rdma link add siw_a type siw netdev "$IF1"
 	check "$name: siw on $IF2" n2 rdma link add siw_b type siw netdev "$IF2"
-	check "$name: both devices have mpa/crc $crc" sh -c \
-		"[ \$(cat /sys/class/infiniband/siw_a/mpa/crc) = $crc ] && [ \$(cat /sys/class/infiniband/siw_b/mpa/crc) = $crc ]"
+	check "$name: both devices have mpa/crc $crc, mpa/gso $gso" sh -c "
+		for d in siw_a siw_b; do
+			[ \$(cat /sys/class/infiniband/\$d/mpa/crc) = $crc ] &&
+			[ \$(cat /sys/class/infiniband/\$d/mpa/gso) = $gso ] || exit 1
+		done"
 	rm -f "$pcap" "$SIW_OUT/wire-$name.pcap"
 	start_capture "$name" "$pcap"
 
@@ -88,8 +97,10 @@ check "segmentation offloads off on $IF1 and $IF2" sh -c \
 	"ip netns exec $NS1 ethtool -K $IF1 tso off gso off gro off && ip netns exec $NS2 ethtool -K $IF2 tso off gso off gro off"
 load_siw
 
-capture crc-off 0
-capture crc-required 2
+capture crc-off 0 0
+capture crc-required 2 0
+capture gso 2 1
 
-check "module parameter mpa_crc back to 0" sh -c "echo 0 > /sys/module/siw/parameters/mpa_crc"
+check "module parameters mpa_crc and mpa_gso back to 0 and 1" sh -c \
+	"echo 0 > /sys/module/siw/parameters/mpa_crc && echo 1 > /sys/module/siw/parameters/mpa_gso"
 check "modprobe -r siw" modprobe -r siw
