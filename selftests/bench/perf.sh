@@ -153,18 +153,19 @@ worker_runs() {
 	return $rc
 }
 
-# siw on the veth with GSO-sized FPDUs off (mpa/gso=0 on both devices:
-# one FPDU per TCP segment, as toward a hardware RNIC): the bandwidths at
-# 64 KiB and 1 MiB, to show what the large FPDUs give.
+# siw on the veth with GSO-sized FPDUs on (mpa/gso=1 on both devices;
+# off by default for now): the bandwidths at 64 KiB and 1 MiB, beside
+# siw's one FPDU per TCP segment, to show what the large FPDUs give.
 gso_knobs="/sys/class/infiniband/bsiw_a/mpa/gso /sys/class/infiniband/bsiw_b/mpa/gso"
-nogso_runs() {
-	local k rc=0 tool
-	for k in $gso_knobs; do echo 0 > "$k"; done
+gso_runs() {
+	local k rc=0 tool saved
+	saved=$(cat /sys/class/infiniband/bsiw_a/mpa/gso)
+	for k in $gso_knobs; do echo 1 > "$k"; done
 	for tool in ib_write_bw ib_read_bw ib_send_bw; do
 		perftest_bw $tool 65536 1 || rc=1
 	done
 	[ "$smoke" = 1 ] || perftest_bw ib_write_bw 1048576 1 || rc=1
-	for k in $gso_knobs; do echo 1 > "$k"; done
+	for k in $gso_knobs; do echo "$saved" > "$k"; done
 	return $rc
 }
 
@@ -213,8 +214,8 @@ for topo in veth lo; do
 	# siw-worker: siw with inline transmit off (tx_inline_bytes=0), a few
 	# figures, to show what the doorbell's inline transmit gives and costs.
 	[ ! -w $inline_knob ] || runnable+=(siw-worker)
-	# siw-nogso: on the veth only (loopback's MSS is near 64 KiB anyway).
-	[ $topo != veth ] || runnable+=(siw-nogso)
+	# siw-gso: on the veth only (loopback's MSS is near 64 KiB anyway).
+	[ $topo != veth ] || runnable+=(siw-gso)
 	for ((r = 0; r < reps; r++)); do
 		for ((k = 0; k < ${#runnable[@]}; k++)); do
 			t=${runnable[$(((r + k) % ${#runnable[@]}))]}
@@ -222,7 +223,7 @@ for topo in veth lo; do
 			case $t in
 			tcp) tcp_runs || failed=1 ;;
 			siw-worker) worker_runs || failed=1 ;;
-			siw-nogso) nogso_runs || failed=1 ;;
+			siw-gso) gso_runs || failed=1 ;;
 			*) rdma_runs || failed=1 ;;
 			esac
 		done

@@ -44,7 +44,8 @@ for bad in "rev 3" "crc -1" "p2p 5" "rtr 9" "timeout_ms 50" "rev two" "gso 2"; d
 done
 check "sysfs mpa/rtr takes 5" sh -c 'echo 5 > /sys/class/infiniband/siw_a/mpa/rtr && [ "$(cat /sys/class/infiniband/siw_a/mpa/rtr)" = 5 ]'
 
-# set DEV REV CRC P2P RTR [GSO]: GSO is on (the default) unless given.
+# set DEV REV CRC P2P RTR [GSO]: GSO-sized FPDUs on unless GSO is given
+# (the default of a new device is off, for now).
 set_dev() {
 	knob "$1" rev "$2" && knob "$1" crc "$3" && knob "$1" p2p "$4" &&
 	knob "$1" rtr "$5" && knob "$1" gso "${6:-1}"
