@@ -76,6 +76,18 @@ def size_name(n):
     return f"{n} B"
 
 
+def ab_table(fg, topo, out, title, text, a, b, rows):
+    """Two siw variants of one boot side by side: A and B are (transport,
+    column name); ROWS are (test, size, qps, row name)."""
+    out += ["", f"### {title}", "", text, "",
+            f"| figure | {a[1]} | {b[1]} | {a[1]} / {b[1]} |",
+            "|---|---|---|---|"]
+    for test, size, qps, name in rows:
+        va = fg.get(topo, a[0], test, size, qps)
+        vb = fg.get(topo, b[0], test, size, qps)
+        out.append(f"| {name} | {fmt(va)} | {fmt(vb)} | {fmt(ratio(va, vb), 2)} |")
+
+
 def bw_table(fg, topo, out):
     out.append("| test | size | QPs | siw MiB/s | rxe MiB/s | TCP MiB/s "
                "| siw / TCP | siw / rxe | kernel CPU s/GiB: siw | rxe | TCP |")
@@ -248,37 +260,28 @@ def main():
         out += ["", "### Latency, 8 bytes", ""]
         lat_table(fg, topo, out)
         if any(k[:2] == (topo, "siw-worker") for k in runs):
-            out += ["", "### Inline transmit against the worker", "",
-                    "siw as above (a user's doorbell transmits up to "
-                    "`tx_inline_bytes`, 64 KiB, itself) and with "
-                    "`tx_inline_bytes=0` (every message goes through the "
-                    "transmit worker), in the same boot.", "",
-                    "| figure | inline | worker | inline / worker |",
-                    "|---|---|---|---|"]
-            for test, size, qps, name in (
-                    ("write_bw", 4096, 1, "Write 4 KiB, MiB/s"),
-                    ("write_bw", 65536, 1, "Write 64 KiB, MiB/s"),
-                    ("write_bw", 65536, 8, "Write 64 KiB, 8 QPs, MiB/s"),
-                    ("write_lat", 8, 1, "Write latency 8 B, µs")):
-                a = fg.get(topo, "siw", test, size, qps)
-                b = fg.get(topo, "siw-worker", test, size, qps)
-                out.append(f"| {name} | {fmt(a)} | {fmt(b)} | {fmt(ratio(a, b), 2)} |")
+            ab_table(fg, topo, out, "Inline transmit against the worker",
+                     "siw as above (a user's doorbell transmits up to "
+                     "`tx_inline_bytes`, 64 KiB, itself) and with "
+                     "`tx_inline_bytes=0` (every message goes through the "
+                     "transmit worker), in the same boot.",
+                     ("siw", "inline"), ("siw-worker", "worker"), (
+                         ("write_bw", 4096, 1, "Write 4 KiB, MiB/s"),
+                         ("write_bw", 65536, 1, "Write 64 KiB, MiB/s"),
+                         ("write_bw", 65536, 8, "Write 64 KiB, 8 QPs, MiB/s"),
+                         ("write_lat", 8, 1, "Write latency 8 B, µs")))
         if any(k[:2] == (topo, "siw-gso") for k in runs):
-            out += ["", "### GSO-sized FPDUs against one FPDU per segment", "",
-                    "siw with `mpa/gso=1` on both devices (GSO-sized FPDUs: "
-                    "MULPDU near 64 KiB) and siw as above (`mpa/gso=0`, the "
-                    "default for now: MULPDU from the MSS, as toward a "
-                    "hardware RNIC), in the same boot.", "",
-                    "| figure | GSO FPDUs | MSS FPDUs | GSO / MSS |",
-                    "|---|---|---|---|"]
-            for test, size, name in (
-                    ("write_bw", 65536, "Write 64 KiB, MiB/s"),
-                    ("read_bw", 65536, "Read 64 KiB, MiB/s"),
-                    ("send_bw", 65536, "Send 64 KiB, MiB/s"),
-                    ("write_bw", 1048576, "Write 1 MiB, MiB/s")):
-                a = fg.get(topo, "siw-gso", test, size, 1)
-                b = fg.get(topo, "siw", test, size, 1)
-                out.append(f"| {name} | {fmt(a)} | {fmt(b)} | {fmt(ratio(a, b), 2)} |")
+            ab_table(fg, topo, out,
+                     "GSO-sized FPDUs against one FPDU per segment",
+                     "siw with `mpa/gso=1` on both devices (GSO-sized FPDUs: "
+                     "MULPDU near 64 KiB) and siw as above (`mpa/gso=0`, the "
+                     "default for now: MULPDU from the MSS, as toward a "
+                     "hardware RNIC), in the same boot.",
+                     ("siw-gso", "GSO FPDUs"), ("siw", "MSS FPDUs"), (
+                         ("write_bw", 65536, 1, "Write 64 KiB, MiB/s"),
+                         ("read_bw", 65536, 1, "Read 64 KiB, MiB/s"),
+                         ("send_bw", 65536, 1, "Send 64 KiB, MiB/s"),
+                         ("write_bw", 1048576, 1, "Write 1 MiB, MiB/s")))
         siw_c = fg.get(topo, "siw", "connect", 0)
         rxe_c = fg.get(topo, "rxe", "connect", 0)
         tcp_c = fg.get(topo, "tcp", "connect", 0)
