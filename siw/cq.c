@@ -169,6 +169,18 @@ int siw_cq_add(struct siw_cq *cq, const struct siw_cqe *src, bool solicited)
 	smp_store_release(&cqe->flags, src->flags | SIW_WQE_VALID);
 	cq->cq_put++;
 
+	/*
+	 * Store (VALID) then load (the arming): a release orders neither
+	 * against the other, and a CPU may read ctrl->flags before the
+	 * VALID store is visible. The consumer does the mirror image: it
+	 * arms, with a full barrier (the provider's atomic store,
+	 * smp_store_mb() in siw_req_notify_cq()), then polls. With a full
+	 * barrier on both sides, either we see the arming or it sees this
+	 * entry; without ours, both could miss, and a consumer sleeping in
+	 * ibv_get_cq_event() never wakes for this completion (seen as an
+	 * rping that hung after its peer's link was deleted).
+	 */
+	smp_mb();
 	armed = READ_ONCE(cq->ctrl->flags);
 	if ((armed & SIW_NOTIFY_NEXT_COMPLETION) ||
 	    ((armed & SIW_NOTIFY_SOLICITED) && solicited)) {
