@@ -27,13 +27,16 @@ portal=$tpg/np/$addr:3260
 mpa=/sys/class/infiniband/siw_is/mpa
 iscsid_pid=
 tcpns=siw-iscsi-tcp
+# target_core_mod loads its storage backends when it starts.
+lio_modules="ib_iser ib_isert iscsi_target_mod target_core_user target_core_pscsi
+	target_core_file target_core_iblock target_core_mod"
 
 teardown() {
 	iscsiadm -m node -T "$iqn" -u >/dev/null 2>&1
 	iscsiadm -m node -o delete >/dev/null 2>&1
 	[ -n "$iscsid_pid" ] && kill "$iscsid_pid" 2>/dev/null
 	lio_teardown
-	modprobe -r ib_iser ib_isert iscsi_target_mod target_core_user target_core_pscsi target_core_file target_core_iblock target_core_mod 2>/dev/null
+	unload_modules $lio_modules >/dev/null 2>&1
 	rdma link delete siw_is 2>/dev/null
 	ip link del siwis0 2>/dev/null
 	rm -f /tmp/iser-pat /tmp/iser-pat.back
@@ -130,7 +133,7 @@ check "LIO: the target is torn down" sh -c "
 	rmdir $portal && rmdir $tpg && rmdir $cfg/iscsi/$iqn && rmdir $cfg/iscsi &&
 	rmdir $rd && rmdir $cfg/core/rd_mcp_0 && ip netns del $tcpns"
 check "modules ib_iser, ib_isert, iscsi_target_mod, the LIO backends, target_core_mod unload" \
-	sh -c "modprobe -r ib_iser ib_isert iscsi_target_mod target_core_user target_core_pscsi target_core_file target_core_iblock target_core_mod || { lsmod | grep -E '^(target|ib_|iscsi|rdma)'; false; }"
+	unload_modules $lio_modules
 check "rdma link delete siw_is" rdma link delete siw_is
 check "rmmod siw" modprobe -r siw
 check "ip link del siwis0" ip link del siwis0

@@ -22,11 +22,14 @@ rd=$cfg/core/rd_mcp_1/siwrd
 srpt=$cfg/srpt
 mpa=/sys/class/infiniband/siw_sr/mpa
 tport=
+# target_core_mod loads its storage backends when it starts.
+lio_modules="ib_srp ib_srpt target_core_user target_core_pscsi target_core_file
+	target_core_iblock target_core_mod"
 
 teardown() {
 	logout_all
 	lio_teardown
-	modprobe -r ib_srp ib_srpt target_core_user target_core_pscsi target_core_file target_core_iblock target_core_mod 2>/dev/null
+	unload_modules $lio_modules >/dev/null 2>&1
 	rdma link delete siw_sr 2>/dev/null
 	ip link del siwsr0 2>/dev/null
 	rm -f /tmp/srp-pat /tmp/srp-pat.back
@@ -118,9 +121,8 @@ tport=
 # the target port is disabled, as on any iWARP device.
 check_wait "no QP of siw_sr is left once the target port is gone" 30 sh -c \
 	"! rdma resource show qp | grep -q '^link siw_sr/'"
-# target_core_mod loads its storage backends when it starts.
-check "modules ib_srp, ib_srpt, the LIO backends, target_core_mod unload" sh -c \
-	"modprobe -r ib_srp ib_srpt target_core_user target_core_pscsi target_core_file target_core_iblock target_core_mod || { lsmod | grep -E '^(target|ib_|rdma)'; false; }"
+check "modules ib_srp, ib_srpt, the LIO backends, target_core_mod unload" \
+	unload_modules $lio_modules
 check "rdma link delete siw_sr" rdma link delete siw_sr
 check "rmmod siw" modprobe -r siw
 check "ip link del siwsr0" ip link del siwsr0

@@ -285,6 +285,21 @@ disk_roundtrip() {
 	return $rc
 }
 
+# unload_modules MOD...: modprobe -r, in order, those of the modules that
+# are loaded. A module this kernel does not build (the debug kernel has no
+# target_core_user) is no error. On failure it shows what stays loaded.
+unload_modules() {
+	local m loaded=()
+
+	for m in "$@"; do
+		[ -d "/sys/module/${m//-/_}" ] && loaded+=("$m")
+	done
+	[ ${#loaded[@]} -eq 0 ] && return 0
+	modprobe -r "${loaded[@]}" && return 0
+	lsmod | grep -E '^(target|ib_|iscsi|rdma)'
+	return 1
+}
+
 load_siw() {
 	lsmod | grep -q '^siw ' || modprobe siw
 }

@@ -255,9 +255,9 @@ if [ "$me" = 1 ]; then
 		rmdir $t && rmdir $lio/srpt/$tport && rmdir $lio/srpt &&
 		rmdir $srd && rmdir $lio/core/rd_mcp_1"
 	check_wait "SRP: no QP of the target is left" 30 no_siw_qp
-	check "modprobe -r ib_srpt ib_isert iscsi_target_mod and the LIO backends" sh -c "
-		modprobe -r ib_srpt ib_isert iscsi_target_mod target_core_user target_core_pscsi \
-			target_core_file target_core_iblock target_core_mod"
+	check "modprobe -r ib_srpt ib_isert iscsi_target_mod and the LIO backends" \
+		unload_modules ib_srpt ib_isert iscsi_target_mod target_core_user \
+		target_core_pscsi target_core_file target_core_iblock target_core_mod
 else
 	gid0 > "$share/vm2/gid0"
 	barrier srp-initiator-gid
