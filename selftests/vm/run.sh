@@ -203,7 +203,9 @@ twovm)
 		-netdev stream,id=n0,server=on,addr.type=unix,addr.path="$sock" \
 		-device virtio-net-pci,netdev=n0,mac=52:54:00:00:02:01 &
 	qemu=$!
-	for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
+	# Guest 2's netdev connects once, at start: wait for guest 1's
+	# socket (seconds, on a loaded machine).
+	for _ in $(seq 600); do [ -S "$sock" ] && break; sleep 0.1; done
 	boot_guest siw-vm2 "$out/vm2" $gmode "SIW_VM=2 $genv" \
 		-netdev stream,id=n0,server=off,addr.type=unix,addr.path="$sock" \
 		-device virtio-net-pci,netdev=n0,mac=52:54:00:00:02:02 &
