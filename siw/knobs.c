@@ -24,12 +24,10 @@ static struct siw_knobs siw_default_knobs = {
 	.mpa_rtr = SIW_RTR_WRITE | SIW_RTR_READ,
 	.mpa_timeout_ms = 10000,
 	/*
-	 * Off for now: with it on, 75-faults' link-delete case once hung on
-	 * a lost CQ event (fixed in siw_cq_add()); on by default once more
-	 * runs and the debug kernel back the fix. 72-mpa and 80-wire turn
-	 * it on.
+	 * On: only a peer that sets the same flag gets large FPDUs, so a
+	 * hardware RNIC sees nothing new (protocol.rst).
 	 */
-	.mpa_gso = 0,
+	.mpa_gso = 1,
 };
 
 /* Valid values of each knob. */
@@ -115,7 +113,7 @@ SIW_PARAM(mpa_rtr,
 SIW_PARAM(mpa_timeout_ms,
 	  "Time a TCP connect plus MPA exchange may take, in ms (100-600000, default 10000); per device: mpa/timeout_ms");
 SIW_PARAM(mpa_gso,
-	  "FPDUs as large as a GSO packet when the peer says it takes them (upstream siw's flag, MPA revision 2): 0 off (default), 1 on; per device: mpa/gso");
+	  "FPDUs as large as a GSO packet when the peer says it takes them (upstream siw's flag, MPA revision 2): 0 off, 1 on (default); per device: mpa/gso");
 
 void siw_knobs_init(struct siw_knobs *k)
 {

@@ -63,7 +63,7 @@ rdma link add brxe type rxe netdev brxe0 || die "rdma link add brxe (rxe)"
 addr() {
 	case $1/$2 in
 	veth/rxe) echo 192.0.2.129 ;;
-	veth/*) echo 192.0.2.1 ;;	# siw, siw-worker, siw-gso, tcp
+	veth/*) echo 192.0.2.1 ;;	# siw, siw-worker, siw-mss, tcp
 	lo/rxe) echo 192.0.2.71 ;;
 	lo/*) echo 192.0.2.70 ;;
 	esac

@@ -270,14 +270,15 @@ def main():
                          ("write_bw", 65536, 1, "Write 64 KiB, MiB/s"),
                          ("write_bw", 65536, 8, "Write 64 KiB, 8 QPs, MiB/s"),
                          ("write_lat", 8, 1, "Write latency 8 B, µs")))
-        if any(k[:2] == (topo, "siw-gso") for k in runs):
+        if any(k[:2] == (topo, "siw-mss") for k in runs):
             ab_table(fg, topo, out,
                      "GSO-sized FPDUs against one FPDU per segment",
-                     "siw with `mpa/gso=1` on both devices (GSO-sized FPDUs: "
-                     "MULPDU near 64 KiB) and siw as above (`mpa/gso=0`, the "
-                     "default for now: MULPDU from the MSS, as toward a "
-                     "hardware RNIC), in the same boot.",
-                     ("siw-gso", "GSO FPDUs"), ("siw", "MSS FPDUs"), (
+                     "siw as above (`mpa/gso=1`, the default: both devices "
+                     "agree on FPDUs as large as a GSO packet, MULPDU near "
+                     "64 KiB) and with `mpa/gso=0` on both devices (MULPDU "
+                     "from the MSS, as toward a hardware RNIC), in the same "
+                     "boot.",
+                     ("siw", "GSO FPDUs"), ("siw-mss", "MSS FPDUs"), (
                          ("write_bw", 65536, 1, "Write 64 KiB, MiB/s"),
                          ("read_bw", 65536, 1, "Read 64 KiB, MiB/s"),
                          ("send_bw", 65536, 1, "Send 64 KiB, MiB/s"),

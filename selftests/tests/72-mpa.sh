@@ -13,7 +13,7 @@
 # Also: a silent peer cannot hold a connection attempt past the timeout.
 . "$(dirname "$0")/lib.sh"
 # 25 cases of parameters and knobs, 30 connections, 7 more.
-plan 62
+plan 63
 require rdma rping busybox
 at_exit cleanup_netns
 
@@ -39,13 +39,14 @@ check "module parameter mpa_crc=0 again" sh -c 'echo 0 > /sys/module/siw/paramet
 check "siw on $IF2" n2 rdma link add siw_b type siw netdev "$IF2"
 check "siw_b has crc 0, siw_a still 2" sh -c \
 	'[ "$(cat /sys/class/infiniband/siw_b/mpa/crc)" = 0 ] && [ "$(cat /sys/class/infiniband/siw_a/mpa/crc)" = 2 ]'
+check "GSO-sized FPDUs are on by default" reads /sys/class/infiniband/siw_b/mpa/gso 1
 for bad in "rev 3" "crc -1" "p2p 5" "rtr 9" "timeout_ms 50" "rev two" "gso 2"; do
 	check "sysfs mpa/${bad% *} refuses ${bad#* }" knob_rejects siw_a $bad
 done
 check "sysfs mpa/rtr takes 5" sh -c 'echo 5 > /sys/class/infiniband/siw_a/mpa/rtr && [ "$(cat /sys/class/infiniband/siw_a/mpa/rtr)" = 5 ]'
 
-# set DEV REV CRC P2P RTR [GSO]: GSO-sized FPDUs on unless GSO is given
-# (the default of a new device is off, for now).
+# set DEV REV CRC P2P RTR [GSO]: GSO-sized FPDUs on (the default) unless
+# GSO is given.
 set_dev() {
 	knob "$1" rev "$2" && knob "$1" crc "$3" && knob "$1" p2p "$4" &&
 	knob "$1" rtr "$5" && knob "$1" gso "${6:-1}"
