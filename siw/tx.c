@@ -15,8 +15,6 @@
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <linux/delay.h>
-#include <linux/percpu.h>
-#include <linux/sched.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
@@ -845,49 +843,13 @@ void siw_tx_work(struct work_struct *work)
 }
 
 /*
- * The QP whose doorbell the thread on a CPU last rang, and when. One
- * thread that rings several QPs' doorbells in turn would copy for all of
- * them on its own CPU; their workers spread over the CPUs instead. Only
- * compared, never dereferenced: a stale pointer costs one wrong guess.
- */
-struct siw_tx_poster {
-	const struct task_struct *task;
-	const struct siw_qp *qp;
-	unsigned long when;		/* jiffies */
-};
-
-static DEFINE_PER_CPU(struct siw_tx_poster, siw_tx_poster);
-
-/*
- * Did this thread ring another QP's doorbell within the last jiffy or
- * two? Then it drives several QPs at once: leave transmit to the workers.
- * A thread on one QP, or several threads each on its own, stays inline.
- */
-static bool siw_tx_poster_has_others(const struct siw_qp *qp)
-{
-	struct siw_tx_poster *p = get_cpu_ptr(&siw_tx_poster);
-	unsigned long now = jiffies;
-	bool others;
-
-	others = p->task == current && p->qp != qp &&
-		 time_before_eq(now, p->when + 1);
-	p->task = current;
-	p->qp = qp;
-	p->when = now;
-	put_cpu_ptr(&siw_tx_poster);
-	return others;
-}
-
-/*
  * A user's doorbell (post_send, process context): transmit right here
- * rather than wake the worker, which saves a context switch per message,
- * unless the thread posts to several QPs (siw_tx_poster_has_others()).
+ * rather than wake the worker, which saves a context switch per message.
  * If a run is going on already, it or the worker picks the work up.
  */
 void siw_tx_doorbell(struct siw_qp *qp)
 {
-	if (!READ_ONCE(siw_tx_inline_bytes) || siw_tx_poster_has_others(qp) ||
-	    !mutex_trylock(&qp->tx_lock)) {
+	if (!READ_ONCE(siw_tx_inline_bytes) || !mutex_trylock(&qp->tx_lock)) {
 		siw_tx_schedule(qp);
 		return;
 	}
