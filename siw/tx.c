@@ -37,7 +37,7 @@ static struct workqueue_struct *siw_tx_wq;
 static unsigned int siw_tx_inline_bytes = SIW_TX_INLINE_BYTES;
 module_param_named(tx_inline_bytes, siw_tx_inline_bytes, uint, 0644);
 MODULE_PARM_DESC(tx_inline_bytes,
-		 "payload bytes a user's post_send may transmit itself per call before the transmit worker takes over; 0: the worker always (default 65536)");
+		 "payload bytes a user's post_send may transmit itself per call before the transmit worker takes over; 0: the worker always (default 8192)");
 
 /* Where an outgoing message's payload comes from. */
 struct siw_tx_piece {

@@ -68,8 +68,8 @@ for topo in veth lo; do
 	check "$topo: siw with inline transmit off (siw-worker) recorded" \
 		has $topo siw-worker write_bw 65536 1
 done
-check "tx_inline_bytes is back at its default (65536)" \
-	sh -c '[ "$(cat /sys/module/siw/parameters/tx_inline_bytes)" = 65536 ]'
+check "tx_inline_bytes is back at its default (8192)" \
+	sh -c '[ "$(cat /sys/module/siw/parameters/tx_inline_bytes)" = 8192 ]'
 
 check "report.py writes results.md and bandwidth.png" \
 	python3 "$SIW_DIR/selftests/bench/report.py" "$raw/report" "$raw" smoke
