@@ -133,3 +133,40 @@ client_server() {
 		return 1
 	fi
 }
+
+# cm_connect_rate TRANSPORT N: cmtime's rdma_cm connect step for N
+# connections opened at once, on $topo, $port; prints connections/s. Its
+# server never exits by itself: it is stopped once the client is done.
+cm_connect_rate() {
+	local a out ms i spid rc
+	a=$(addr "$topo" "$1")
+	sx timeout 120 cmtime -b "$a" -p $port > /tmp/bench-cmtime-srv.log 2>&1 &
+	spid=$!
+	for ((i = 0; i < 300; i++)); do
+		listening && break
+		sleep 0.1
+	done
+	out=$(cx timeout 120 cmtime -s "$a" -p $port -c "$2" 2>&1)
+	rc=$?
+	# The server is a grandchild of ours (netns exec, timeout): by name.
+	pkill -x cmtime
+	wait $spid 2>/dev/null
+	# The "connect" row: "connect :", total ms, max ms, min us, us/conn.
+	ms=$(echo "$out" | awk '$1 == "connect" && $2 == ":" { print $3; exit }')
+	if [ $rc != 0 ] || ! awk "BEGIN{ exit !($ms + 0 > 0) }" 2>/dev/null; then
+		echo "bench $bench_name: cmtime -s $a -c $2 failed ($rc):" >&2
+		echo "$out" >&2
+		return 1
+	fi
+	awk "BEGIN{print $2 / ($ms / 1000)}"
+}
+
+# tcp_connect_rate N: tcp_bench's N non-blocking connects on $topo,
+# $port, each done when the server's accept has sent a byte; prints
+# connections/s.
+tcp_connect_rate() {
+	local line
+	line=$(client_server "$tcpb" -s -p $port -- \
+		"$tcpb" -c "$(addr "$topo" tcp)" -p $port -m connect -n "$1") || return 1
+	echo "$line" | sed -n 's/.*conn_per_s=\([0-9.]*\).*/\1/p'
+}

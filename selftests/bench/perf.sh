@@ -54,9 +54,8 @@ tcp_runs() {
 		"$tcpb" -c "$a" -p $port -m rr -l 8 -n "$lat_iters") || return 1
 	record lat 8 1 "$(echo "$line" | sed -n 's/.*lat_us=\([0-9.]*\).*/\1/p')" us 0 0
 	record rtt 8 1 "$(echo "$line" | sed -n 's/.*rtt_us=\([0-9.]*\).*/\1/p')" us 0 0
-	line=$(client_server "$tcpb" -s -p $port -- \
-		"$tcpb" -c "$a" -p $port -m connect -n "$conns") || return 1
-	record connect 0 1 "$(echo "$line" | sed -n 's/.*conn_per_s=\([0-9.]*\).*/\1/p')" conn/s 0 0
+	v=$(tcp_connect_rate "$conns") || return 1
+	record connect 0 1 "$v" conn/s 0 0
 }
 
 # perftest_bw TOOL SIZE QPS: a run of BENCH_SECS x BENCH_MIB MiB, but at
@@ -112,30 +111,11 @@ perftest_lat() { # TOOL
 	record "${1#ib_}" 8 1 "$v" us 0 0
 }
 
-# cmtime: the rdma_cm connect step for $conns connections, opened at once.
-# Its server never exits by itself: it is stopped once the client is done.
+# cmtime: the rdma_cm connect step for $conns connections (paths.sh).
 cm_rate() {
-	local a out ms i spid
-	a=$(addr "$topo" "$t")
-	sx timeout 120 cmtime -b "$a" -p $port > /tmp/bench-cmtime-srv.log 2>&1 &
-	spid=$!
-	for ((i = 0; i < 300; i++)); do
-		listening && break
-		sleep 0.1
-	done
-	out=$(cx timeout 120 cmtime -s "$a" -p $port -c "$conns" 2>&1)
-	local rc=$?
-	# The server is a grandchild of ours (netns exec, timeout): by name.
-	pkill -x cmtime
-	wait $spid 2>/dev/null
-	# The "connect" row: "connect :", total ms, max ms, min us, us/conn.
-	ms=$(echo "$out" | awk '$1 == "connect" && $2 == ":" { print $3; exit }')
-	if [ $rc != 0 ] || ! awk "BEGIN{ exit !($ms + 0 > 0) }" 2>/dev/null; then
-		echo "bench perf: cmtime -s $a -c $conns failed ($rc):" >&2
-		echo "$out" >&2
-		return 1
-	fi
-	record connect 0 1 "$(awk "BEGIN{print $conns / ($ms / 1000)}")" conn/s 0 0
+	local v
+	v=$(cm_connect_rate "$t" "$conns") || return 1
+	record connect 0 1 "$v" conn/s 0 0
 }
 
 # siw with its transmit left to the worker: Write at 4 KiB (which the
