@@ -101,7 +101,7 @@ boot_guest() {
 	shift 4
 	local gshare=${share:-$gout}
 	mkdir -p "$gout"
-	rm -f "$gout"/{exit-code,results.tap,dmesg.txt,console.log}
+	rm -f "$gout"/{exit-code,results.tap,dmesg.txt,console.log,booted}
 	local append="console=ttyS0 panic=-1 oops=panic softlockup_panic=1"
 	append+=" hung_task_panic=1 tsc=reliable no_timer_check mitigations=off"
 	append+=" SIW_DIR=$top SIW_OUT=$gout SIW_SHARE=$gshare SIW_MODROOT=$modroot"
@@ -178,12 +178,15 @@ test|demo|bench)
 	done
 	# A scratch disk for what needs a real filesystem (blktests): a
 	# sparse file, so it costs only what the guest writes.
-	rm -f "$out/scratch.img"
-	truncate -s 8G "$out/scratch.img"
-	boot_guest "siw-$mode" "$out" "$mode" "$genv" "${lone_nic[@]}" \
-		-drive file="$out/scratch.img",if=none,id=scratch,format=raw \
-		-device virtio-blk-pci,drive=scratch,serial=siw-scratch &
-	qemu=$!
+	start_single() {
+		rm -f "$out/scratch.img"
+		truncate -s 8G "$out/scratch.img"
+		boot_guest "siw-$mode" "$out" "$mode" "$genv" "${lone_nic[@]}" \
+			-drive file="$out/scratch.img",if=none,id=scratch,format=raw \
+			-device virtio-blk-pci,drive=scratch,serial=siw-scratch &
+		qemu=$!
+	}
+	start_single
 	;;
 twovm)
 	# Without names each guest runs guest-peer.sh (the tests); with
@@ -241,26 +244,71 @@ echo "run.sh: whole-boot limit ${timeout_s}s" >&2
 
 # Bounded wait: a hung guest is killed and counted as a failure; its
 # console log stays in $out for reading.
-deadline=$((SECONDS + timeout_s))
-timed_out=0
-for pid in $qemu ${qemu2:-}; do
-	while kill -0 "$pid" 2>/dev/null; do
-		if [ $SECONDS -ge $deadline ]; then
-			timed_out=1
-			kill "$pid" 2>/dev/null
+#
+# A boot that stalls before the guest's init (the debug kernel has hung
+# in its early RCU self-tests, once in a few boots on a loaded machine)
+# would otherwise hold the whole-boot limit, hours for the debug kernel.
+# Each guest's stage 1 writes "booted" into its output directory; a
+# single guest without it after SIW_BOOT_LIMIT seconds (300, times the
+# timeout scale) is booted once more, two guests fail at once.
+boot_limit=$((${SIW_BOOT_LIMIT:-300} * scale))
+markers=$out/booted
+[ "$mode" = twovm ] && markers="$out/vm1/booted $out/vm2/booted"
+kill_guest() {
+	kill "$1" 2>/dev/null
+	sleep 1
+	kill -9 "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+booted() {
+	local m
+	for m in $markers; do [ -f "$m" ] || return 1; done
+}
+boot_retries=1
+[ "$mode" = twovm ] && boot_retries=0
+timed_out=0 stalled=0
+while :; do
+	deadline=$((SECONDS + timeout_s))
+	boot_deadline=$((SECONDS + boot_limit))
+	restart=0
+	for pid in $qemu ${qemu2:-}; do
+		while kill -0 "$pid" 2>/dev/null; do
+			if [ $SECONDS -ge $deadline ]; then
+				timed_out=1
+				kill_guest "$pid"
+				break
+			fi
+			if [ $SECONDS -ge $boot_deadline ] && ! booted; then
+				echo "run.sh: no guest init after ${boot_limit}s: the boot stalled; last console lines:" >&2
+				for m in $markers; do
+					tail -3 "$(dirname "$m")/console.log" >&2
+				done
+				for p in $qemu ${qemu2:-}; do kill_guest "$p"; done
+				if [ $boot_retries -gt 0 ]; then
+					boot_retries=$((boot_retries - 1))
+					echo "run.sh: booting again" >&2
+					restart=1
+				else
+					stalled=1
+				fi
+				break 2
+			fi
 			sleep 1
-			kill -9 "$pid" 2>/dev/null
-			break
-		fi
-		sleep 1
+		done
+		wait "$pid" 2>/dev/null
 	done
-	wait "$pid" 2>/dev/null
+	[ $restart = 1 ] || break
+	start_single
 done
 
 rm -f "$out/scratch.img"
 rc=0
 if [ $timed_out = 1 ]; then
 	echo "run.sh: guest timed out after ${timeout_s}s; console log in $out" >&2
+	rc=1
+fi
+if [ $stalled = 1 ]; then
+	echo "run.sh: the guest's boot stalled; console log in $out" >&2
 	rc=1
 fi
 gouts=$out
