@@ -32,13 +32,7 @@ bw() {
 	local n v
 	n=$((mib * 1048576 / $1))
 	[ $n -le 16000 ] || n=16000
-	n=$((n / $2))
-	# perftest counts a signalled completion as cq_mod (100) messages,
-	# so with several QPs and a count that is not a multiple of 100
-	# its total overshoots while one QP still waits for its last
-	# completion, and it stops polling: a hang that is perftest's.
-	[ $2 = 1 ] || n=$(((n + 99) / 100 * 100))
-	[ $n -ge 20 ] || n=20
+	n=$(perftest_iters $n "$2")
 	v=$(client_server ib_write_bw -R -F -s "$1" -q "$2" -n $n -p $port --output=bandwidth -- \
 		ib_write_bw -R -F -s "$1" -q "$2" -n $n -p $port --output=bandwidth "$(addr "$topo" siw)") ||
 		return 1

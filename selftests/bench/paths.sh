@@ -170,3 +170,16 @@ tcp_connect_rate() {
 		"$tcpb" -c "$(addr "$topo" tcp)" -p $port -m connect -n "$1") || return 1
 	echo "$line" | sed -n 's/.*conn_per_s=\([0-9.]*\).*/\1/p'
 }
+
+# perftest_iters TOTAL QPS: perftest's -n (messages per QP) for TOTAL
+# messages over QPS QPs, at least 20. perftest counts a signalled
+# completion as cq_mod (100) messages, so with several QPs and a count
+# that is not a multiple of 100 its total overshoots while one QP still
+# waits for its last completion, and it stops polling: a hang that is
+# perftest's. Several QPs therefore get a multiple of 100.
+perftest_iters() {
+	local n=$(($1 / $2))
+	[ "$2" = 1 ] || n=$(((n + 99) / 100 * 100))
+	[ $n -ge 20 ] || n=20
+	echo $n
+}

@@ -67,13 +67,7 @@ perftest_bw() {
 	a=$(addr "$topo" "$t")
 	n=$((secs * mib_per_sec * 1048576 / $2))
 	[ $n -le $((secs * 1000)) ] || n=$((secs * 1000))
-	n=$((n / $3))
-	# perftest counts a signalled completion as cq_mod (100) messages,
-	# so with several QPs and a count that is not a multiple of 100
-	# its total overshoots while one QP still waits for its last
-	# completion, and it stops polling: a hang that is perftest's.
-	[ $3 = 1 ] || n=$(((n + 99) / 100 * 100))
-	[ $n -ge 20 ] || n=20
+	n=$(perftest_iters $n "$3")
 	t0=$(kernel_ticks)
 	v=$(client_server "$1" -R -F -s "$2" -q "$3" -n $n -p $port --output=bandwidth -- \
 		"$1" -R -F -s "$2" -q "$3" -n $n -p $port --output=bandwidth "$a") ||
