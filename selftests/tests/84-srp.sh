@@ -89,9 +89,17 @@ negotiated() { mpa_negotiated siw_sr "$1" "$2"; }
 
 ioc=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid 2>/dev/null)
 login_params="id_ext=$ioc,ioc_guid=$ioc,initiator_ext=${tport:2:16},dest=$addr:$cmport"
+# login: ib_srp's add_target; when it fails, the kernel's lines since
+# (ib_srp and ib_srpt say there why a login was refused).
+login() {
+	local n
+	n=$(dmesg | wc -l)
+	echo "$login_params" > /sys/class/infiniband_srp/srp-siw_sr-1/add_target && return 0
+	dmesg | tail -n +$((n + 1)) | tail -20
+	return 1
+}
 round() { # DESC REV CRC
-	check "$1: login through ib_srp's add_target ($login_params)" sh -c \
-		"echo '$login_params' > /sys/class/infiniband_srp/srp-siw_sr-1/add_target"
+	check "$1: login through ib_srp's add_target ($login_params)" login
 	check_wait "$1: the disk appears" 30 disk_ready
 	check "$1: its QPs negotiated MPA revision $2, CRC $3" negotiated "$2" "$3"
 	dd if=/dev/urandom of=/tmp/srp-pat bs=1M count=64 status=none
