@@ -73,6 +73,16 @@ SOCKET_CALLERS = re.compile(
     r"ib_uverbs_write|rxe_\w+|__sys_\w+|__x64_sys_\w+)")
 
 
+# Inclusive shares: the functions of siw, the RDMA core and the system
+# call layer found anywhere on a sample's stack, to tell which verb or
+# work item the time went to (connection setup spreads thin over many
+# leaves).
+INCLUSIVE = re.compile(
+    r"^(siw_\w+|iw_cm\w*|cm_work_handler|cma_\w+|rdma_\w+|ucma_\w+|"
+    r"ib_uverbs_\w+|ib_\w+|__x64_sys_\w+|inet_\w*accept|tcp_v[46]_connect|"
+    r"process_one_work)$")
+
+
 def samples(lines):
     """Yields (comm, [(sym, dso), ...] leaf first)."""
     comm, stack = None, []
@@ -112,7 +122,7 @@ def pct(n, total):
 
 def main():
     title = sys.argv[1] if len(sys.argv) > 1 else "profile"
-    cats, syms, copiers = Counter(), Counter(), Counter()
+    cats, syms, copiers, incl = Counter(), Counter(), Counter(), Counter()
     total = in_siw = 0
     for comm, stack in samples(sys.stdin):
         if not stack:
@@ -125,6 +135,10 @@ def main():
             syms[(sym, dso)] += 1
         if any(is_siw(s, d) for s, d in stack):
             in_siw += 1
+        if c != "idle":
+            for f in {s for s, d in stack
+                      if d.startswith("[") and INCLUSIVE.match(s)}:
+                incl[f] += 1
         if c in ("data copies", "CRC32c"):
             who = next((s for s, d in stack[1:] if is_siw(s, d)), None)
             if who is None:
@@ -147,6 +161,11 @@ def main():
     print("\n| top symbols (not idle) | module | share |\n|---|---|---|")
     for (sym, dso), n in syms.most_common(TOP):
         print(f"| `{sym}` | {dso} | {pct(n, total)} |")
+    if incl:
+        print("\n| on the stack (inclusive), siw, RDMA core, system calls"
+              " | share |\n|---|---|")
+        for f, n in incl.most_common(TOP + 4):
+            print(f"| `{f}` | {pct(n, total)} |")
     if copiers:
         print("\n| copies and CRC, by caller | kind | share |\n|---|---|---|")
         for (c, who), n in copiers.most_common(8):

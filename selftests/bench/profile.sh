@@ -22,6 +22,10 @@ bench_name=profile
 . "$SIW_DIR/selftests/bench/paths.sh"
 command -v perf >/dev/null || die "perf is not installed (linux-perf)"
 pyprof=$SIW_DIR/selftests/bench/profile.py
+# No build-ids (-B, -N): at its end perf would read every module and
+# binary that was sampled to collect them, over 9p, which on a loaded host
+# took minutes; perf script finds the symbols without them.
+perf_opts="-q -B -N -e cpu-clock -F 499 -a -g"
 
 # profile NAME TOPO TRANSPORT TITLE TOOL ARGS...: TOOL is tcp_bench or a
 # perftest program; ARGS are the client's and server's options.
@@ -33,13 +37,13 @@ profile() {
 	log "$name: $title"
 	if [ "$tool" = tcp_bench ]; then
 		res=$(client_server "$tcpb" -s -p $port -- \
-			perf record -q -e cpu-clock -F 499 -a -g -o "$data" -- \
+			perf record $perf_opts -o "$data" -- \
 			"$tcpb" -c "$a" -p $port "$@" -t "$secs") || return 1
 		res=$(echo "$res" | sed -n 's/.*mibps=\([0-9.]*\).*/\1 MiB\/s/p')
 		[ -n "$res" ] || { echo "bench profile: $name printed no figure" >&2; return 1; }
 	else
 		res=$(client_server "$tool" -R -F -D "$secs" -p $port "$@" -- \
-			perf record -q -e cpu-clock -F 499 -a -g -o "$data" -- \
+			perf record $perf_opts -o "$data" -- \
 			"$tool" -R -F -D "$secs" -p $port "$@" "$a") || return 1
 		res=$(echo "$res" |
 			awk 'NF == 1 && $1 ~ /^[0-9.]+$/ { v = $1 } END { print v }')
@@ -51,6 +55,44 @@ profile() {
 	fi
 	perf script -i "$data" -F comm,pid,ip,sym,dso 2>/dev/null |
 		python3 "$pyprof" "$topo: $title: $res" >> "$md" ||
+		{ echo "bench profile: no samples for $name" >&2; return 1; }
+}
+
+# profile_connect NAME TOPO TRANSPORT: rdma_cm connection setup, cmtime's
+# client run again and again (100 connections at once each time) against
+# one cmtime server, for BENCH_PROFILE_SECS; its figure is the median
+# connect step. The samples cover every step of cmtime's (address and
+# route resolution, QP creation, connect, disconnect, destroy), the
+# inclusive table tells them apart.
+profile_connect() {
+	local name=$1 data=/tmp/profile-$1.data a spid i res
+	topo=$2
+	a=$(addr "$topo" "$3")
+	log "$name: $3 rdma_cm connection setup (cmtime -c 100, repeated)"
+	sx timeout 300 cmtime -b "$a" -p $port > /tmp/bench-cmtime-srv.log 2>&1 &
+	spid=$!
+	for ((i = 0; i < 300; i++)); do
+		listening && break
+		sleep 0.1
+	done
+	cx perf record $perf_opts -o "$data" -- \
+		timeout 200 sh -c "end=\$((\$(date +%s) + $secs))
+			while [ \$(date +%s) -lt \$end ]; do
+				cmtime -s $a -p $port -c 100 || exit 1
+			done" > /tmp/profile-$name.out 2>&1
+	i=$?
+	pkill -x cmtime
+	wait $spid 2>/dev/null
+	if [ $i != 0 ]; then
+		echo "bench profile: $name: cmtime failed ($i):" >&2
+		tail -20 /tmp/profile-$name.out >&2
+		return 1
+	fi
+	res=$(awk '$1 == "connect" && $2 == ":" { print $3 }' /tmp/profile-$name.out |
+		sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
+	[ -n "$res" ] || { echo "bench profile: $name printed no figure" >&2; return 1; }
+	perf script -i "$data" -F comm,pid,ip,sym,dso 2>/dev/null |
+		python3 "$pyprof" "$topo: $3 rdma_cm connection setup, 100 at once: connect step $res ms (median)" >> "$md" ||
 		{ echo "bench profile: no samples for $name" >&2; return 1; }
 }
 
@@ -81,6 +123,7 @@ else
 		-s 8 --output=latency || failed=1
 	profile readlat veth siw "siw ib_read_lat 8 B" ib_read_lat \
 		-s 8 --output=latency || failed=1
+	profile_connect connect veth siw || failed=1
 	port=18516
 	profile lo-writelat lo siw "siw ib_write_lat 8 B" ib_write_lat \
 		-s 8 --output=latency || failed=1

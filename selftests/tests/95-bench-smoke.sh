@@ -27,10 +27,15 @@ sed 's/^/  | /' "$raw/bench-perf.tsv" 2>/dev/null
 # failure fails the pass above).
 grep -A8 'attempt 1 failed' "$raw/perf.log" 2>/dev/null | sed 's/^/  retried | /'
 
-# has TOPO TRANSPORT TEST SIZE QPS: a positive figure is recorded.
+# has TOPO TRANSPORT TEST SIZE QPS: a positive figure is recorded; if
+# not, what was (and the pass's log lines about that tool).
 has() {
 	awk -v k="$1 $2 $3 $4 $5" '$1" "$2" "$3" "$4" "$5 == k && $6 + 0 > 0 { f = 1 } END { exit !f }' \
-		"$raw/bench-perf.tsv" 2>/dev/null
+		"$raw/bench-perf.tsv" 2>/dev/null && return 0
+	echo "no positive figure for \"$*\"; recorded:"
+	grep "^$1 $2 $3 $4 $5 " "$raw/bench-perf.tsv" 2>/dev/null || echo "(nothing)"
+	grep -n -- "$3" "$raw/perf.log" 2>/dev/null | tail -20
+	return 1
 }
 # The figures of rxe on the veth path, or the marker that it cannot run
 # there (6.1's rxe works only in the initial namespace): one case.
