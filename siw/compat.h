@@ -38,4 +38,21 @@ static inline struct ib_udata *siw_create_cq_udata(struct ib_udata *udata)
 }
 #endif
 
+/*
+ * A ubuf_info (zero-copy transmit) names its completion callback through
+ * an ops table on newer kernels (6.12), directly on older ones (6.1).
+ * SIW_DEFINE_UBUF_OPS(name, fn) defines what siw_ubuf_set_ops(uarg,
+ * name) installs.
+ */
+#include <linux/skbuff.h>
+#ifdef SIW_HAVE_UBUF_INFO_OPS
+#define SIW_DEFINE_UBUF_OPS(name, fn) \
+	static const struct ubuf_info_ops name = { .complete = (fn) }
+#define siw_ubuf_set_ops(uarg, name) ((uarg)->ops = &(name))
+#else
+#define SIW_DEFINE_UBUF_OPS(name, fn) \
+	static void (*const name)(struct sk_buff *, struct ubuf_info *, bool) = (fn)
+#define siw_ubuf_set_ops(uarg, name) ((uarg)->callback = (name))
+#endif
+
 #endif /* SIW_COMPAT_H */

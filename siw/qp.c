@@ -240,6 +240,7 @@ int siw_destroy_qp(struct ib_qp *base_qp, struct ib_udata *udata)
 	xa_erase(&sdev->qp_xa, base_qp->qp_num);
 	/* Wait for the connection manager and the data path to let go. */
 	siw_tx_quiesce(qp);
+	siw_zc_qp_release(qp);
 	siw_qp_put(qp);
 	wait_for_completion(&qp->released);
 	siw_qp_free_tx(qp);
@@ -315,6 +316,8 @@ static void siw_sq_flush(struct siw_qp *qp)
 	unsigned long flags;
 
 	lockdep_assert_held(&qp->sq_lock);
+	/* Zero-copy messages still out complete nothing any more. */
+	qp->sq_epoch++;
 	spin_lock_irqsave(&qp->orq_lock, flags);
 	qp->orq_get = qp->orq_put;
 	qp->orq_done_bytes = 0;
@@ -714,7 +717,9 @@ int siw_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *base_qp)
 	    rdma_nl_put_driver_u32(msg, "ird", ird) ||
 	    rdma_nl_put_driver_u32(msg, "ord", ord) ||
 	    rdma_nl_put_driver_u32(msg, "mpa_gso", gso) ||
-	    rdma_nl_put_driver_u32(msg, "mulpdu", mulpdu)) {
+	    rdma_nl_put_driver_u32(msg, "mulpdu", mulpdu) ||
+	    rdma_nl_put_driver_u64(msg, "tx_zc_msgs",
+				   READ_ONCE(qp->tx_zc_msgs))) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}

@@ -50,6 +50,12 @@ struct siw_sq_state {
  */
 #define SIW_TX_INLINE_BYTES	(8 * 1024)
 #define SIW_TX_INLINE_SQES	16
+/*
+ * Sends and Writes from user memory of at least this many bytes go to
+ * TCP by reference (tx_zc.c; the tx_zcopy_bytes parameter).
+ */
+#define SIW_TX_ZCOPY_BYTES	(64 * 1024)
+#define SIW_TX_ZCOPY_MIN_FPDU	(16 * 1024)	/* and FPDUs this large */
 
 /* An inbound RDMA Read Request waiting for its response to be sent. */
 struct siw_irq_entry {
@@ -203,11 +209,20 @@ struct siw_qp {
 	u8 rtr_send;		/* initiator in p2p mode: the RTR to send first */
 	struct siw_sq_state *sq_state;	/* per slot; sq_lock */
 	bool sq_failed;		/* a work request completed in error; sq_lock */
+	/*
+	 * Counts flushes; with a slot's position, the token of a zero-copy
+	 * message that completes later (tx_zc.c). sq_lock.
+	 */
+	u32 sq_epoch;
 	u32 tx_msn[SIW_QN_NUM];	/* next MSN we send per untagged queue */
 	u8 *tx_hdr;		/* SIW_TX_BATCH FPDU length fields and headers */
 	u8 *tx_trailer;		/* and their pads and CRCs */
 	struct kvec *tx_kv;	/* SIW_TX_KV_MAX pieces of one batch */
 	bool tx_corked;		/* the last send had MSG_MORE: push at the end */
+	/* Zero-copy transmit (tx_zc.c), set up on its first message. */
+	struct siw_zc_hub *zc_hub;
+	struct bio_vec *tx_bv;	/* SIW_TX_KV_MAX pieces of one batch */
+	u64 tx_zc_msgs;		/* messages sent zero-copy (rdma resource) */
 	bool tx_running;	/* a transmit run is going on (hint, lockless) */
 
 	/* Outstanding Read Requests we sent, oldest first. orq_lock: a leaf. */
@@ -310,8 +325,17 @@ void siw_tx_schedule(struct siw_qp *qp);
 void siw_sq_complete_ready(struct siw_qp *qp);
 void siw_sq_mark_done(struct siw_qp *qp, u32 pos, enum siw_wc_status status,
 		      u32 bytes);
+void siw_sq_zc_done(struct siw_qp *qp, u32 pos, u32 epoch,
+		    enum siw_wc_status status, u32 bytes);
 int siw_tx_init(void);
 void siw_tx_exit(void);
+
+/* tx_zc.c */
+struct siw_zc;
+struct siw_zc *siw_zc_start(struct siw_qp *qp, u32 pos, u32 bytes);
+struct ubuf_info *siw_zc_ubuf(struct siw_zc *zc);
+void siw_zc_end(struct siw_zc *zc, enum siw_wc_status status);
+void siw_zc_qp_release(struct siw_qp *qp);
 
 /* rx.c */
 void siw_rx_data_ready(struct sock *sk);

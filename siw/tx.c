@@ -11,8 +11,11 @@
  * siw is built for 64-bit kernels, which map all memory: payload pages are
  * addressed with page_address() and go to the socket as kvecs.
  */
+#include <linux/bvec.h>
 #include <linux/highmem.h>
 #include <linux/net.h>
+#include <linux/stringify.h>
+#include <linux/uio.h>
 #include <linux/slab.h>
 #include <linux/delay.h>
 #include <net/sock.h>
@@ -38,6 +41,16 @@ static unsigned int siw_tx_inline_bytes = SIW_TX_INLINE_BYTES;
 module_param_named(tx_inline_bytes, siw_tx_inline_bytes, uint, 0644);
 MODULE_PARM_DESC(tx_inline_bytes,
 		 "payload bytes a user's post_send may transmit itself per call before the transmit worker takes over; 0: the worker always (default 8192)");
+
+/*
+ * Sends and Writes of at least this many payload bytes from a user's
+ * registered memory go to TCP by reference, completing once the stack
+ * let go of the pages (tx_zc.c); 0: every message is copied.
+ */
+static unsigned int siw_tx_zcopy_bytes = SIW_TX_ZCOPY_BYTES;
+module_param_named(tx_zcopy_bytes, siw_tx_zcopy_bytes, uint, 0644);
+MODULE_PARM_DESC(tx_zcopy_bytes,
+		 "Send/Write payload from which user memory is sent zero-copy, completing when TCP no longer needs it; 0: always copy (default " __stringify(SIW_TX_ZCOPY_BYTES) ")");
 
 /* Where an outgoing message's payload comes from. */
 struct siw_tx_piece {
@@ -221,8 +234,83 @@ static unsigned int siw_tx_fpdu_kv_need(u32 payload)
  * FPDU, which over an MTU of 1500 means one call per ~23 KiB instead of
  * one per 1.4 KiB.
  */
+/* Is base one of the QP's own header or trailer buffers? */
+static bool siw_tx_own_buf(const struct siw_qp *qp, const void *base)
+{
+	const u8 *p = base;
+
+	return (p >= qp->tx_hdr && p < qp->tx_hdr + SIW_TX_BATCH * SIW_FPDU_HDR_MAX) ||
+	       (p >= qp->tx_trailer &&
+		p < qp->tx_trailer + SIW_TX_BATCH * SIW_TX_TRAILER_MAX);
+}
+
+/*
+ * One zero-copy send: the payload pieces kv[0..n) (each within one page
+ * of user memory) by reference. Returns what the socket took.
+ */
+static int siw_tx_zc_send(struct siw_qp *qp, const struct kvec *kv,
+			  unsigned int n, int flags, struct siw_zc *zc)
+{
+	struct msghdr msg = { .msg_flags = flags | MSG_ZEROCOPY,
+			      .msg_ubuf = siw_zc_ubuf(zc) };
+	size_t len = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		bvec_set_page(&qp->tx_bv[i], virt_to_page(kv[i].iov_base),
+			      kv[i].iov_len, offset_in_page(kv[i].iov_base));
+		len += kv[i].iov_len;
+	}
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, qp->tx_bv, n, len);
+	return sock_sendmsg(qp->sock, &msg);
+}
+
+/*
+ * One batch to the socket: copied, or for zc in runs, the payload's by
+ * reference and the headers' and trailers' copied (a trailer and the
+ * next header share a run). Headers stay copies: handing them over by
+ * reference too, from a page of the QP's own, corrupted skbs on 6.1
+ * (performance.rst, "Zero-copy transmit").
+ */
+static int siw_tx_batch(struct siw_qp *qp, struct msghdr *msg,
+			unsigned int nkv, size_t total, struct siw_zc *zc)
+{
+	unsigned int i = 0;
+	int sent = 0;
+
+	if (!zc)
+		return kernel_sendmsg(qp->sock, msg, qp->tx_kv, nkv, total);
+	while (i < nkv) {
+		bool own = siw_tx_own_buf(qp, qp->tx_kv[i].iov_base);
+		unsigned int j = i;
+		size_t len = 0;
+		int flags, r;
+
+		while (j < nkv &&
+		       siw_tx_own_buf(qp, qp->tx_kv[j].iov_base) == own)
+			len += qp->tx_kv[j++].iov_len;
+		/* Only the batch's last run goes without MSG_MORE. */
+		flags = j == nkv ? msg->msg_flags : msg->msg_flags | MSG_MORE;
+		if (!len) {
+			r = 0;
+		} else if (own) {
+			struct msghdr m = { .msg_flags = flags };
+
+			r = kernel_sendmsg(qp->sock, &m, &qp->tx_kv[i], j - i,
+					   len);
+		} else {
+			r = siw_tx_zc_send(qp, &qp->tx_kv[i], j - i, flags, zc);
+		}
+		if (r != len)
+			return r < 0 ? r : -EPIPE;
+		sent += r;
+		i = j;
+	}
+	return sent;
+}
+
 static int siw_tx_message(struct siw_qp *qp, struct siw_hdr *h,
-			  struct siw_tx_src *src)
+			  struct siw_tx_src *src, struct siw_zc *zc)
 {
 	/* One FPDU's payload pieces, for its CRC: at most 29 (64 KiB). */
 	struct siw_frag frags[SIW_TX_KV_MAX / 2];
@@ -284,7 +372,7 @@ static int siw_tx_message(struct siw_qp *qp, struct siw_hdr *h,
 			msg.msg_flags |= MSG_MORE;
 		else if (siw_tx_more_queued(qp))
 			msg.msg_flags |= MSG_MORE;
-		n = kernel_sendmsg(qp->sock, &msg, qp->tx_kv, nkv, total);
+		n = siw_tx_batch(qp, &msg, nkv, total, zc);
 		if (n != total)
 			return n < 0 ? n : -EPIPE;
 		qp->tx_corked = msg.msg_flags & MSG_MORE;
@@ -391,7 +479,7 @@ static int siw_tx_read_request(struct siw_qp *qp, const struct siw_sqe *sqe,
 	e->sq_pos = pos;
 	qp->orq_put++;
 	spin_unlock_irqrestore(&qp->orq_lock, flags);
-	return siw_tx_message(qp, &h, &src);
+	return siw_tx_message(qp, &h, &src, NULL);
 }
 
 /*
@@ -430,7 +518,7 @@ static int siw_tx_rtr(struct siw_qp *qp, u8 type)
 	}
 	pr_debug("siw: QP %u: sending RTR (%s)\n", qp->base_qp.qp_num,
 		 siw_op_name(h.opcode));
-	return siw_tx_message(qp, &h, &src);
+	return siw_tx_message(qp, &h, &src, NULL);
 }
 
 /* Answers the oldest inbound Read Request. Returns 0 or an error. */
@@ -465,7 +553,7 @@ static int siw_tx_read_response(struct siw_qp *qp, struct siw_irq_entry *e)
 		src.num = 1;
 		src.total = e->rreq.size;
 	}
-	err = siw_tx_message(qp, &h, &src);
+	err = siw_tx_message(qp, &h, &src, NULL);
 	siw_tx_src_release(&src);
 	return err;
 }
@@ -555,14 +643,54 @@ static bool siw_tx_doorbell_may_send(struct siw_qp *qp,
 }
 
 /*
+ * Zero-copy for this message? Large enough, and every piece in pinned
+ * user pages (kernel consumers' buffers may be slab memory, which must
+ * not go to the stack by reference).
+ */
+static bool siw_tx_zc_wanted(const struct siw_qp *qp,
+			     const struct siw_tx_src *src)
+{
+	u32 min = READ_ONCE(siw_tx_zcopy_bytes), i;
+
+	/*
+	 * With FPDUs of one TCP segment, a message would take two socket
+	 * calls per FPDU (headers are copied, payload not): only GSO-sized
+	 * FPDUs pay.
+	 */
+	if (!min || !qp->user || src->total < min ||
+	    qp->mulpdu < SIW_TX_ZCOPY_MIN_FPDU)
+		return false;
+	for (i = 0; i < src->num; i++)
+		if (!src->piece[i].mem ||
+		    src->piece[i].mem->type != SIW_MEM_USER)
+			return false;
+	return true;
+}
+
+/* Send or Write: zero-copy if siw_tx_zc_wanted(), else copied. */
+static int siw_tx_payload_message(struct siw_qp *qp, struct siw_hdr *h,
+				  struct siw_tx_src *src, u32 pos,
+				  struct siw_zc **zcp)
+{
+	if (siw_tx_zc_wanted(qp, src))
+		*zcp = siw_zc_start(qp, pos, src->total);
+	if (*zcp)
+		WRITE_ONCE(qp->tx_zc_msgs, qp->tx_zc_msgs + 1);
+	return siw_tx_message(qp, h, src, *zcp);
+}
+
+/*
  * Runs one send queue element. @budget: NULL in the worker; in a
- * doorbell, the payload it may still send, which this charges.
+ * doorbell, the payload it may still send, which this charges. A
+ * zero-copy message's slot is marked done when the stack lets go of its
+ * pages (siw_sq_zc_done), not here.
  */
 static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 {
 	struct siw_sqe *slot = &qp->sendq[qp->sq_next % qp->num_sqe];
 	enum siw_wc_status status = SIW_WC_SUCCESS;
 	struct siw_tx_src src = {};
+	struct siw_zc *zc = NULL;
 	struct siw_hdr h = {};
 	struct siw_sqe sqe;
 	unsigned long flags;
@@ -614,7 +742,7 @@ static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 				   SIW_RDMAP_SEND_SE : SIW_RDMAP_SEND;
 		}
 		h.msn = qp->tx_msn[SIW_QN_SEND]++;
-		err = siw_tx_message(qp, &h, &src);
+		err = siw_tx_payload_message(qp, &h, &src, pos, &zc);
 		siw_tx_src_release(&src);
 		break;
 	case SIW_OP_WRITE:
@@ -624,7 +752,7 @@ static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 		h.opcode = SIW_RDMAP_WRITE;
 		h.stag = sqe.rkey;
 		h.to = sqe.raddr;
-		err = siw_tx_message(qp, &h, &src);
+		err = siw_tx_payload_message(qp, &h, &src, pos, &zc);
 		siw_tx_src_release(&src);
 		break;
 	case SIW_OP_READ:
@@ -663,19 +791,58 @@ static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 		pr_debug("siw: QP %u: connection lost while sending (%d)\n",
 			 qp->base_qp.qp_num, err);
 		siw_qp_fatal(qp, 0);
-		return SIW_TX_BLOCKED;
+		goto failed;
 	}
 	if (err)
 		status = SIW_WC_GENERAL_ERR;
+	if (zc && status == SIW_WC_SUCCESS) {
+		/* Done when the stack lets go of the pages, maybe now. */
+		siw_zc_end(zc, status);
+		return SIW_TX_SENT;
+	}
 	siw_sq_mark_done(qp, pos, status, src.total);
 	if (status != SIW_WC_SUCCESS) {
 		pr_info_ratelimited("siw: %s: QP %u: work request (opcode %u) failed: status %u, error %d\n",
 				    dev_name(&qp->sdev->base_dev.dev),
 				    qp->base_qp.qp_num, sqe.opcode, status, err);
 		siw_qp_fatal(qp, IB_EVENT_QP_FATAL);
-		return SIW_TX_BLOCKED;
+		goto failed;
 	}
 	return SIW_TX_SENT;
+
+failed:
+	/*
+	 * The slot completed in error and the queue was flushed: a zero-copy
+	 * message ending now or later finds its token stale.
+	 */
+	if (zc)
+		siw_zc_end(zc, SIW_WC_GENERAL_ERR);
+	return SIW_TX_BLOCKED;
+}
+
+/*
+ * The last reference to a zero-copy message went (tx_zc.c): slot pos is
+ * done, unless the send queue was flushed since the message started
+ * (epoch) or the slot completed otherwise. Any context but hard IRQ.
+ */
+void siw_sq_zc_done(struct siw_qp *qp, u32 pos, u32 epoch,
+		    enum siw_wc_status status, u32 bytes)
+{
+	struct siw_sq_state *st = &qp->sq_state[pos % qp->num_sqe];
+	unsigned long flags;
+	bool live;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	live = epoch == qp->sq_epoch && (s32)(pos - qp->sq_get) >= 0 &&
+	       (s32)(qp->sq_next - pos) > 0 && !st->done;
+	if (live) {
+		st->status = status;
+		st->bytes = bytes;
+		st->done = 1;
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (live)
+		siw_sq_complete_ready(qp);
 }
 
 /*
