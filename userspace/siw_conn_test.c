@@ -15,6 +15,8 @@
  * -x CMD runs the shell command CMD while its connection is up (it checks
  * what was negotiated, e.g. with `rdma resource show qp -dd`) and counts
  * its exit status as a check; -r expects the connection to be refused.
+ * The "overwrite" case runs CMD too, after its transfer, before the
+ * connection ends (to check how the QPs sent, for instance).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -1191,6 +1193,168 @@ out:
 	pair_destroy(&p);
 }
 
+/*
+ * Buffers reused right after their completion. The client sends OW_ROUNDS
+ * messages of OW_LEN bytes, alternately a Send and an RDMA Write followed
+ * by an 8-byte inline Send naming it, from OW_SLOTS source buffers; as
+ * soon as a message completes, its buffer is overwritten. The server
+ * checks every message against the pattern it had when posted. A driver
+ * that completes before the network stack let go of the pages (zero-copy
+ * transmit done wrong) fails here once a segment must be sent again: run
+ * it with loss and reordering on the link (tc netem).
+ */
+#define OW_SLOTS	4
+#define OW_LEN		(128 * 1024)
+#define OW_ROUNDS	400
+#define OW_SEED(k)	(1000u + (unsigned int)(k))
+
+struct ow {
+	struct pair *p;
+	char *expect;
+	int posted, verified, bad_post, bad_data, bad_wc;
+};
+
+/* Posts message k from source slot k % OW_SLOTS. */
+static void ow_post(struct ow *w, int k)
+{
+	int s = k % OW_SLOTS;
+	char *src = w->p->cli.buf + s * OW_LEN;
+	struct ibv_sge sg = { (uintptr_t)src, OW_LEN, w->p->cli.mr->lkey };
+	struct ibv_send_wr wr[2] = {}, *bad;
+	uint64_t marker = (uint64_t)k;
+	struct ibv_sge msg = { (uintptr_t)&marker, sizeof(marker), 0 };
+
+	fill(src, OW_LEN, OW_SEED(k));
+	wr[0] = (struct ibv_send_wr){ .wr_id = (uint64_t)k, .sg_list = &sg,
+				      .num_sge = 1,
+				      .send_flags = IBV_SEND_SIGNALED };
+	if (k % 2 == 0) {
+		wr[0].opcode = IBV_WR_SEND;
+	} else {
+		/* Into the server's Write area, slot k % OW_SLOTS. */
+		wr[0].opcode = IBV_WR_RDMA_WRITE;
+		wr[0].wr.rdma.remote_addr = (uintptr_t)w->p->srv.buf +
+					    (OW_SLOTS + s) * OW_LEN;
+		wr[0].wr.rdma.rkey = w->p->srv.mr->rkey;
+		wr[0].next = &wr[1];
+		wr[1] = (struct ibv_send_wr){ .wr_id = ~0ull, .sg_list = &msg,
+					      .num_sge = 1,
+					      .opcode = IBV_WR_SEND,
+					      .send_flags = IBV_SEND_INLINE };
+	}
+	if (ibv_post_send(w->p->cli.id->qp, wr, &bad))
+		w->bad_post++;
+	w->posted++;
+}
+
+/* The server got message k in receive buffer b: check it, repost b. */
+static void ow_check(struct ow *w, int k, int b, const struct ibv_wc *wc)
+{
+	const char *got;
+	uint64_t marker;
+
+	if (k % 2 == 0) {
+		got = w->p->srv.buf + b * OW_LEN;
+		if (wc->byte_len != OW_LEN)
+			w->bad_data++;
+	} else {
+		memcpy(&marker, w->p->srv.buf + b * OW_LEN, sizeof(marker));
+		if (wc->byte_len != sizeof(marker) || marker != (uint64_t)k)
+			w->bad_data++;
+		got = w->p->srv.buf + (OW_SLOTS + k % OW_SLOTS) * OW_LEN;
+	}
+	fill(w->expect, OW_LEN, OW_SEED(k));
+	if (memcmp(got, w->expect, OW_LEN)) {
+		if (w->bad_data++ < 3)
+			fprintf(stderr, "# message %d (%s) differs from what was posted\n",
+				k, k % 2 ? "Write" : "Send");
+	}
+	if (post_recv(&w->p->srv, (uint64_t)b, (uint64_t)b * OW_LEN, OW_LEN))
+		w->bad_post++;
+	w->verified++;
+}
+
+static void case_overwrite(void)
+{
+	struct pair_opts o = { .srv_access = DEFAULT_ACCESS,
+			       .cli_access = DEFAULT_ACCESS };
+	struct ow w = { 0 };
+	struct ibv_wc wc;
+	int b, idle_ms = 0, done = 0;
+	struct pair p;
+
+	if (pair_connect(&p, &o)) {
+		tap(0, "overwrite: connect");
+		goto out;
+	}
+	w.p = &p;
+	w.expect = malloc(OW_LEN);
+	if (!w.expect)
+		goto out;
+	for (b = 0; b < OW_SLOTS; b++)
+		if (post_recv(&p.srv, (uint64_t)b, (uint64_t)b * OW_LEN, OW_LEN))
+			w.bad_post++;
+	/*
+	 * A source slot is posted again only after its last message
+	 * completed, and a receive buffer or Write area only after the
+	 * server checked what was in it.
+	 */
+	while ((w.verified < OW_ROUNDS || done < OW_ROUNDS) && !w.bad_post &&
+	       !w.bad_wc && idle_ms < 30000) {
+		int progress = 0;
+
+		while (w.posted < OW_ROUNDS && w.posted < done + OW_SLOTS &&
+		       w.posted < w.verified + OW_SLOTS) {
+			ow_post(&w, w.posted);
+			progress = 1;
+		}
+		while (ibv_poll_cq(p.cli.cq, 1, &wc) == 1) {
+			progress = 1;
+			if (wc.status != IBV_WC_SUCCESS) {
+				fprintf(stderr, "# client: %s\n",
+					ibv_wc_status_str(wc.status));
+				w.bad_wc++;
+				break;
+			}
+			/* Completed: overwrite its buffer at once. */
+			memset(p.cli.buf + (wc.wr_id % OW_SLOTS) * OW_LEN, 0x5a,
+			       OW_LEN);
+			done++;
+		}
+		while (ibv_poll_cq(p.srv.cq, 1, &wc) == 1) {
+			progress = 1;
+			if (wc.status != IBV_WC_SUCCESS) {
+				fprintf(stderr, "# server: %s\n",
+					ibv_wc_status_str(wc.status));
+				w.bad_wc++;
+				break;
+			}
+			ow_check(&w, w.verified, (int)wc.wr_id, &wc);
+		}
+		if (progress) {
+			idle_ms = 0;
+		} else {
+			usleep(1000);
+			idle_ms++;
+		}
+	}
+	tap(done == OW_ROUNDS && w.verified == OW_ROUNDS && !w.bad_wc &&
+	    !w.bad_post,
+	    "overwrite: %d messages of %d KiB complete at both ends (%d sent, %d received)",
+	    OW_ROUNDS, OW_LEN / 1024, done, w.verified);
+	tap(!w.bad_data && w.verified == OW_ROUNDS,
+	    "overwrite: each arrived as posted, with its buffer overwritten right after its completion (%d differ)",
+	    w.bad_data);
+	if (verify_cmd) {
+		int r = system(verify_cmd);
+
+		tap(r == 0, "overwrite: %s", verify_cmd);
+	}
+out:
+	free(w.expect);
+	pair_destroy(&p);
+}
+
 static const struct {
 	const char *name;
 	void (*run)(void);
@@ -1208,6 +1372,7 @@ static const struct {
 	{ "mpa", case_mpa },
 	{ "cqoverflow", case_cq_overflow },
 	{ "mrchurn", case_mr_churn },
+	{ "overwrite", case_overwrite },
 };
 
 #define NCASES (int)(sizeof(cases) / sizeof(cases[0]))

@@ -8,11 +8,12 @@
 #   the link goes down and comes back (the transfer survives it),
 #   a storm of connects and disconnects beside a running transfer,
 #   memory registration churn and a CQ overflow (siw_conn_test cases),
+#   packet loss and reordering under zero-copy transmit,
 #   the netdev deleted, and `rdma link delete`, with QPs connected.
 # (The peer process killed mid-transfer is in 70-traffic.)
 . "$(dirname "$0")/lib.sh"
-plan 37
-require rping ucmatose ss rdma
+plan 42
+require rping ucmatose ss rdma tc
 at_exit 'pkill -9 -x rping; pkill -9 -x ucmatose; cleanup_netns'
 
 prog=$SIW_DIR/userspace/siw_conn_test
@@ -148,7 +149,28 @@ tap_prog "churn/overflow: siw_conn_test mrchurn cqoverflow" \
 check_wait "churn/overflow: no QP, CQ, MR or PD is left" 10 no_siw_resources
 check_wait "churn/overflow: siw holds no TCP socket any more" 30 no_siw_sockets
 
-# 4. The netdev is deleted under the transfer: both siw devices go with
+# 4. Zero-copy transmit on a link that drops, delays and reorders
+# packets (netem on both ends of the veth): with every Send and Write of
+# 64 KiB and more sent by reference, a buffer overwritten right after its
+# completion must never reach the peer changed (a retransmission reads
+# the pages again), and the QPs did send zero-copy.
+zc_knob=/sys/module/siw/parameters/tx_zcopy_bytes
+zc_saved=$(cat $zc_knob)
+check "zero-copy: from 64 KiB (tx_zcopy_bytes)" sh -c "echo 65536 > $zc_knob"
+netem="netem loss 2% delay 2ms 1ms reorder 10% 50%"
+check "zero-copy: netem on both ends ($netem)" sh -c \
+	"ip netns exec $NS1 tc qdisc add dev $IF1 root $netem &&
+	 ip netns exec $NS2 tc qdisc add dev $IF2 root $netem"
+tap_prog "zero-copy: siw_conn_test overwrite (400 messages of 128 KiB, buffers overwritten at completion)" \
+	timeout 400 "$prog" -a $addr -S "$NS1" -C "$NS2" \
+	-x "rdma resource show qp -dd | grep -q 'tx_zc_msgs [1-9]'" overwrite
+n1 tc qdisc del dev "$IF1" root 2>/dev/null
+n2 tc qdisc del dev "$IF2" root 2>/dev/null
+echo "$zc_saved" > $zc_knob
+check_wait "zero-copy: no QP, CQ, MR or PD is left" 10 no_siw_resources
+check_wait "zero-copy: siw holds no TCP socket any more" 60 no_siw_sockets
+
+# 5. The netdev is deleted under the transfer: both siw devices go with
 # the veth pair, the programs learn of it and end, nothing is left.
 rping_start 7174 1000000
 check_wait "netdev deleted: the rping pair is moving data" 30 rping_moving
@@ -163,7 +185,7 @@ fi
 check_wait "netdev deleted: no QP, CQ, MR or PD is left" 10 no_siw_resources
 cleanup_netns
 
-# 5. rdma link delete with QPs connected.
+# 6. rdma link delete with QPs connected.
 bring_up
 rping_start 7174 1000000
 check_wait "link delete: the rping pair is moving data" 30 rping_moving
