@@ -50,7 +50,7 @@ MODULE_PARM_DESC(tx_inline_bytes,
 static unsigned int siw_tx_zcopy_bytes = SIW_TX_ZCOPY_BYTES;
 module_param_named(tx_zcopy_bytes, siw_tx_zcopy_bytes, uint, 0644);
 MODULE_PARM_DESC(tx_zcopy_bytes,
-		 "Send/Write payload from which user memory is sent zero-copy, completing when TCP no longer needs it; 0: always copy (default " __stringify(SIW_TX_ZCOPY_BYTES) ")");
+		 "Send/Write payload from which user memory is sent zero-copy over GSO-sized FPDUs, completing when TCP no longer needs it; 0: always copy (default " __stringify(SIW_TX_ZCOPY_BYTES) ")");
 
 /* Where an outgoing message's payload comes from. */
 struct siw_tx_piece {

@@ -159,13 +159,13 @@ mss_runs() {
 	return $rc
 }
 
-# siw with zero-copy transmit off (tx_zcopy_bytes=0): the sizes siw sends
-# zero-copy by default, copied, beside siw at its defaults.
+# siw with zero-copy transmit on from 64 KiB (tx_zcopy_bytes=65536; off
+# by default): those sizes by reference, beside siw copying them.
 zc_knob=/sys/module/siw/parameters/tx_zcopy_bytes
-copy_runs() {
+zc_runs() {
 	local saved rc=0 tool
 	saved=$(cat $zc_knob)
-	echo 0 > $zc_knob
+	echo 65536 > $zc_knob
 	for tool in ib_write_bw ib_send_bw; do
 		perftest_bw $tool 65536 1 || rc=1
 	done
@@ -224,8 +224,8 @@ for topo in veth lo; do
 	[ ! -w $inline_knob ] || runnable+=(siw-worker)
 	# siw-mss: on the veth only (loopback's MSS is near 64 KiB anyway).
 	[ $topo != veth ] || runnable+=(siw-mss)
-	# siw-copy: zero-copy transmit off (not in the smoke pass).
-	[ "$smoke" = 1 ] || [ ! -w $zc_knob ] || runnable+=(siw-copy)
+	# siw-zc: zero-copy transmit on (not in the smoke pass).
+	[ "$smoke" = 1 ] || [ ! -w $zc_knob ] || runnable+=(siw-zc)
 	for ((r = 0; r < reps; r++)); do
 		for ((k = 0; k < ${#runnable[@]}; k++)); do
 			t=${runnable[$(((r + k) % ${#runnable[@]}))]}
@@ -234,7 +234,7 @@ for topo in veth lo; do
 			tcp) tcp_runs || failed=1 ;;
 			siw-worker) worker_runs || failed=1 ;;
 			siw-mss) mss_runs || failed=1 ;;
-			siw-copy) copy_runs || failed=1 ;;
+			siw-zc) zc_runs || failed=1 ;;
 			*) rdma_runs || failed=1 ;;
 			esac
 		done
