@@ -719,7 +719,9 @@ int siw_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *base_qp)
 	    rdma_nl_put_driver_u32(msg, "mpa_gso", gso) ||
 	    rdma_nl_put_driver_u32(msg, "mulpdu", mulpdu) ||
 	    rdma_nl_put_driver_u64(msg, "tx_zc_msgs",
-				   READ_ONCE(qp->tx_zc_msgs))) {
+				   READ_ONCE(qp->tx_zc_msgs)) ||
+	    rdma_nl_put_driver_u64(msg, "tx_db_read_resps",
+				   READ_ONCE(qp->tx_db_read_resps))) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}

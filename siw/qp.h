@@ -226,7 +226,14 @@ struct siw_qp {
 	struct siw_zc_hub *zc_hub;
 	struct bio_vec *tx_bv;	/* SIW_TX_KV_MAX pieces of one batch */
 	u64 tx_zc_msgs;		/* messages sent zero-copy (rdma resource) */
-	bool tx_running;	/* a transmit run is going on (hint, lockless) */
+	u64 tx_db_read_resps;	/* Read Responses sent in a doorbell (same) */
+	/*
+	 * Lockless, paired by full barriers (siw_tx_kick, siw_tx_run): a
+	 * transmit run is going on; work for it appeared since it last
+	 * looked. A kick during a run is left to that run, not a wake-up.
+	 */
+	bool tx_running;
+	unsigned int tx_kicked;	/* 0 or 1; int-sized for xchg() */
 
 	/* Outstanding Read Requests we sent, oldest first. orq_lock: a leaf. */
 	spinlock_t orq_lock;
@@ -325,6 +332,7 @@ void siw_tx_work(struct work_struct *work);
 void siw_tx_doorbell(struct siw_qp *qp);
 void siw_tx_quiesce(struct siw_qp *qp);
 void siw_tx_schedule(struct siw_qp *qp);
+void siw_tx_kick(struct siw_qp *qp);
 void siw_sq_complete_ready(struct siw_qp *qp);
 void siw_sq_mark_done(struct siw_qp *qp, u32 pos, enum siw_wc_status status,
 		      u32 bytes);

@@ -483,7 +483,7 @@ static void siw_rx_end(struct siw_qp *qp)
 	if (e.fatal)
 		siw_qp_fatal(qp, IB_EVENT_QP_FATAL);
 	if (e.tx_schedule)
-		siw_tx_schedule(qp);
+		siw_tx_kick(qp);
 }
 
 /* The callbacks of the core's stream parser, on a QP and skbs. */

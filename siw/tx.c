@@ -74,6 +74,22 @@ void siw_tx_schedule(struct siw_qp *qp)
 		siw_qp_put(qp);
 }
 
+/*
+ * Work for the transmit side was published (a Read Request or Terminate
+ * to answer, a freed ORD slot or send queue slot): wake the worker unless
+ * a transmit run is going on, which then finds the work itself or, if it
+ * looked before, sees tx_kicked at its end (siw_tx_run). The full
+ * barriers pair: a kick and a run's end cannot both miss each other.
+ */
+void siw_tx_kick(struct siw_qp *qp)
+{
+	WRITE_ONCE(qp->tx_kicked, 1);
+	smp_mb();	/* pairs with siw_tx_run()'s, after tx_running = false */
+	if (READ_ONCE(qp->tx_running))
+		return;
+	siw_tx_schedule(qp);
+}
+
 static void siw_tx_src_release(struct siw_tx_src *src)
 {
 	u32 i;
@@ -439,11 +455,7 @@ void siw_sq_complete_ready(struct siw_qp *qp)
 		if (siw_sqe_complete(qp, &sqe, st->bytes, st->status))
 			overflow = true;
 	}
-	smp_mb();
 	more = siw_sq_startable(qp);
-	/* A transmit run going on starts it itself, or looks again at its end. */
-	if (READ_ONCE(qp->tx_running))
-		more = false;
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	pr_debug("siw: QP %u: sq_get %u sq_next %u more %d\n",
 		 qp->base_qp.qp_num, qp->sq_get, qp->sq_next, more);
@@ -452,7 +464,7 @@ void siw_sq_complete_ready(struct siw_qp *qp)
 		return;
 	}
 	if (more)
-		siw_tx_schedule(qp);
+		siw_tx_kick(qp);
 }
 
 static int siw_tx_read_request(struct siw_qp *qp, const struct siw_sqe *sqe,
@@ -620,15 +632,14 @@ static u64 siw_sqe_payload(const struct siw_sqe *sqe)
 }
 
 /*
- * May a doorbell send this element itself? Only if it fits the budget and
- * the socket can take all of it now, so that the user's system call does
- * not wait for the peer (and no signal can interrupt a half-sent FPDU).
+ * May a doorbell send a message of @len payload bytes itself? Only if it
+ * fits the budget and the socket can take all of it now, so that the
+ * user's system call does not wait for the peer (and no signal can
+ * interrupt a half-sent FPDU). Charges the budget if so.
  */
-static bool siw_tx_doorbell_may_send(struct siw_qp *qp,
-				     const struct siw_sqe *sqe, u32 *budget)
+static bool siw_tx_doorbell_fits(struct siw_qp *qp, u64 len, u32 *budget)
 {
 	struct sock *sk = qp->sock->sk;
-	u64 len = siw_sqe_payload(sqe);
 	u64 wire;
 
 	if (len > *budget)
@@ -640,6 +651,47 @@ static bool siw_tx_doorbell_may_send(struct siw_qp *qp,
 		return false;
 	*budget -= len;
 	return true;
+}
+
+/* The same for a send queue element. */
+static bool siw_tx_doorbell_may_send(struct siw_qp *qp,
+				     const struct siw_sqe *sqe, u32 *budget)
+{
+	return siw_tx_doorbell_fits(qp, siw_sqe_payload(sqe), budget);
+}
+
+/*
+ * In a doorbell: answers the oldest inbound Read Request if its response
+ * fits (siw_tx_doorbell_fits), so a QP that both reads and is read from
+ * answers in its user's system call rather than waking the worker.
+ * SIW_TX_EMPTY: none pending; SIW_TX_DEFER: one that does not fit.
+ */
+static enum siw_tx_step siw_tx_doorbell_read_response(struct siw_qp *qp,
+						      u32 *budget)
+{
+	struct siw_irq_entry e;
+	unsigned long flags;
+	bool have = false;
+
+	lockdep_assert_held(&qp->tx_lock);
+	/* Only a tx_lock holder takes entries: what we peek stays ours. */
+	spin_lock_irqsave(&qp->irq_lock, flags);
+	if (qp->irq_get != qp->irq_put) {
+		e = qp->irq[qp->irq_get % qp->irq_size];
+		have = true;
+	}
+	spin_unlock_irqrestore(&qp->irq_lock, flags);
+	if (!have)
+		return SIW_TX_EMPTY;
+	if (!siw_tx_doorbell_fits(qp, e.rreq.size, budget))
+		return SIW_TX_DEFER;
+	spin_lock_irqsave(&qp->irq_lock, flags);
+	qp->irq_get++;
+	spin_unlock_irqrestore(&qp->irq_lock, flags);
+	if (siw_tx_read_response(qp, &e))
+		return SIW_TX_BLOCKED;
+	WRITE_ONCE(qp->tx_db_read_resps, qp->tx_db_read_resps + 1);
+	return SIW_TX_SENT;
 }
 
 /*
@@ -909,11 +961,18 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 	enum siw_tx_step step = SIW_TX_BLOCKED;
 
 	lockdep_assert_held(&qp->tx_lock);
-	while (siw_tx_may_run(qp)) {
+	for (;;) {
 		struct siw_irq_entry e;
 		unsigned long flags;
 		bool have_rreq = false;
 
+		/*
+		 * Kicks before this are answered by what follows: the xchg()
+		 * orders our look at the queues after the kicker's publishing.
+		 */
+		xchg(&qp->tx_kicked, 0);
+		if (!siw_tx_may_run(qp))
+			break;
 		if (READ_ONCE(qp->term_code) != SIW_TERM_OK) {
 			if (in_doorbell)
 				siw_tx_schedule(qp);
@@ -932,10 +991,21 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 			continue;
 		}
 		if (in_doorbell) {
-			if (READ_ONCE(qp->irq_get) != READ_ONCE(qp->irq_put) ||
-			    sqes++ == SIW_TX_INLINE_SQES) {
+			if (sqes++ == SIW_TX_INLINE_SQES) {
 				siw_tx_schedule(qp);
 				return SIW_TX_DEFER;
+			}
+			/* Read Requests first, as the worker does. */
+			switch (siw_tx_doorbell_read_response(qp, &budget)) {
+			case SIW_TX_SENT:
+				continue;
+			case SIW_TX_DEFER:
+				siw_tx_schedule(qp);
+				return SIW_TX_DEFER;
+			case SIW_TX_BLOCKED:
+				return SIW_TX_BLOCKED;
+			default:
+				break;
 			}
 			step = siw_tx_sqe(qp, &budget);
 			if (step == SIW_TX_DEFER)
@@ -973,6 +1043,7 @@ static void siw_tx_run(struct siw_qp *qp, bool in_doorbell)
 
 	lockdep_assert_held(&qp->tx_lock);
 	WRITE_ONCE(qp->tx_running, true);
+	smp_mb();	/* kickers that miss it are seen by the xchg() below */
 	step = siw_tx_run_queue(qp, in_doorbell);
 	/*
 	 * The last message went out with MSG_MORE, expecting company that
@@ -983,14 +1054,16 @@ static void siw_tx_run(struct siw_qp *qp, bool in_doorbell)
 		tcp_sock_set_cork(qp->sock->sk, false);
 	}
 	WRITE_ONCE(qp->tx_running, false);
+	smp_mb();	/* pairs with siw_tx_kick()'s, after tx_kicked = 1 */
+	/* Kicked after our last look at the queues (siw_tx_kick). */
+	if (READ_ONCE(qp->tx_kicked)) {
+		siw_tx_schedule(qp);
+		return;
+	}
 	/*
-	 * While we ran, siw_sq_complete_ready() left a startable element to
-	 * us; if we stopped at an empty slot or a full ring, it may have
-	 * come right after (a user who saw an older element still VALID
-	 * skips the doorbell; a completion frees a slot): look once more.
-	 * A run stopped by ORD or a fence is resumed by the Read Response.
+	 * A user who saw an older element still VALID skips the doorbell: if
+	 * we stopped at an empty slot or a full ring, look once more.
 	 */
-	smp_mb();
 	if ((step == SIW_TX_EMPTY || step == SIW_TX_RING_FULL) &&
 	    siw_sq_startable(qp))
 		siw_tx_schedule(qp);

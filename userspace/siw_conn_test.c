@@ -596,6 +596,39 @@ static void case_rdma(void)
 	tap(ok && !memcmp(p.srv.buf, p.cli.buf + BUF_SIZE / 2, 32 * 16384),
 	    "rdma: 32 outstanding reads complete in order with the right data (%d)",
 	    n);
+
+	/*
+	 * Reads both ways at once: each side's post finds the other's Read
+	 * Requests pending, which its doorbell may answer itself.
+	 */
+	fill(p.srv.buf, 16 * 8192, 5);
+	fill(p.cli.buf, 16 * 8192, 6);
+	memset(p.srv.buf + BUF_SIZE / 2, 0, 16 * 8192);
+	memset(p.cli.buf + BUF_SIZE / 2, 0, 16 * 8192);
+	for (i = 0; i < 16; i++) {
+		sg[0] = (struct ibv_sge){ (uintptr_t)p.cli.buf + BUF_SIZE / 2 +
+					  8192 * i, 8192, p.cli.mr->lkey };
+		send_wr(&p.cli, IBV_WR_RDMA_READ, sg, 1, 0,
+			raddr + 8192 * i, rkey, 200 + i);
+		sg[0] = (struct ibv_sge){ (uintptr_t)p.srv.buf + BUF_SIZE / 2 +
+					  8192 * i, 8192, p.srv.mr->lkey };
+		send_wr(&p.srv, IBV_WR_RDMA_READ, sg, 1, 0,
+			(uintptr_t)p.cli.buf + 8192 * i, p.cli.mr->rkey,
+			300 + i);
+	}
+	n = poll_n(p.cli.cq, wc, 16);
+	ok = n == 16;
+	for (i = 0; ok && i < 16; i++)
+		ok = wc[i].status == IBV_WC_SUCCESS &&
+		     wc[i].wr_id == (uint64_t)(200 + i);
+	n = ok ? poll_n(p.srv.cq, wc, 16) : 0;
+	ok = ok && n == 16;
+	for (i = 0; ok && i < 16; i++)
+		ok = wc[i].status == IBV_WC_SUCCESS &&
+		     wc[i].wr_id == (uint64_t)(300 + i);
+	tap(ok && !memcmp(p.srv.buf, p.cli.buf + BUF_SIZE / 2, 16 * 8192) &&
+	    !memcmp(p.cli.buf, p.srv.buf + BUF_SIZE / 2, 16 * 8192),
+	    "rdma: 16 reads each way at once return the right data");
 out:
 	pair_destroy(&p);
 }

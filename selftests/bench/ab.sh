@@ -1,0 +1,122 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+#
+# In the guest (run.sh bench ab, from selftests/bench-ab.sh): two builds of
+# siw.ko, $SIW_DIR/build/ab/siw-base.ko and siw-new.ko, loaded in turn in
+# one boot (REPS rounds, their order rotated), each running the same
+# perftest cases on both paths of paths.sh. Medians and new / base go to
+# $SIW_OUT/bench-ab.md, every run to bench-ab.tsv.
+#
+# BENCH_REPS (default 3); BENCH_AB_MIB: MiB a bandwidth run moves
+# (default 32, at most 8000 messages); BENCH_AB_LAT: latency iterations
+# (default 2000).
+set -u
+reps=${BENCH_REPS:-3}
+mib=${BENCH_AB_MIB:-32}
+lat_iters=${BENCH_AB_LAT:-2000}
+out=${SIW_OUT:-/tmp}
+raw=$out/bench-ab.tsv
+bench_name=ab
+ab=$SIW_DIR/build/ab
+for b in base new; do
+	[ -r "$ab/siw-$b.ko" ] || { echo "bench ab: $ab/siw-$b.ko missing (run selftests/bench-ab.sh)" >&2; exit 1; }
+done
+. "$SIW_DIR/selftests/bench/paths.sh"
+
+# load BUILD: siw's links down, BUILD's module in, the links back.
+load() {
+	ip netns exec $NS1 rdma link delete bsiw_a 2>/dev/null
+	ip netns exec $NS2 rdma link delete bsiw_b 2>/dev/null
+	rdma link delete bsiw 2>/dev/null
+	rmmod siw || die "rmmod siw"
+	insmod "$ab/siw-$1.ko" || die "insmod siw-$1.ko"
+	ip netns exec $NS1 rdma link add bsiw_a type siw netdev bveth-a &&
+		ip netns exec $NS2 rdma link add bsiw_b type siw netdev bveth-b &&
+		rdma link add bsiw type siw netdev bsiw0 || die "siw links with siw-$1.ko"
+}
+
+# bw TOOL SIZE [ARG...]: one bandwidth run; prints MiB/s.
+bw() {
+	local tool=$1 size=$2 n v a
+	shift 2
+	a=$(addr "$topo" siw)
+	n=$((mib * 1048576 / size))
+	[ $n -le 8000 ] || n=8000
+	v=$(client_server "$tool" -R -F -s "$size" -n $n -p $port "$@" --output=bandwidth -- \
+		"$tool" -R -F -s "$size" -n $n -p $port "$@" --output=bandwidth "$a") || return 1
+	echo "$v" | awk 'NF == 1 && $1 ~ /^[0-9.]+$/ && $1 > 0 { v = $1 } END { print v }'
+}
+
+# lat TOOL: one 8-byte latency run; prints microseconds.
+lat() {
+	local v a
+	a=$(addr "$topo" siw)
+	v=$(client_server "$1" -R -F -s 8 -n "$lat_iters" -p $port --output=latency -- \
+		"$1" -R -F -s 8 -n "$lat_iters" -p $port --output=latency "$a") || return 1
+	echo "$v" | awk 'NF == 1 && $1 ~ /^[0-9.]+$/ { v = $1 } END { print v }'
+}
+
+# NAME UNIT COMMAND...: the cases, in the order of the report.
+cases=(
+	"read-4k MiB/s bw ib_read_bw 4096"
+	"read-64k MiB/s bw ib_read_bw 65536"
+	"read-4k-bidir MiB/s bw ib_read_bw 4096 -b"
+	"write-64k MiB/s bw ib_write_bw 65536"
+	"send-4k MiB/s bw ib_send_bw 4096"
+	"read-lat us lat ib_read_lat"
+	"write-lat us lat ib_write_lat"
+)
+: > "$raw"
+failed=0
+builds=(base new)
+for ((r = 0; r < reps; r++)); do
+	for ((k = 0; k < 2; k++)); do
+		b=${builds[$(((r + k) % 2))]}
+		load "$b"
+		for topo in veth lo; do
+			[ $topo = veth ] && port=18515 || port=18516
+			log "round $((r + 1))/$reps: siw-$b.ko on $topo"
+			for c in "${cases[@]}"; do
+				set -- $c
+				name=$1 unit=$2
+				shift 2
+				v=$("$@")
+				if [ -z "$v" ]; then
+					echo "bench ab: $name on $topo with siw-$b.ko gave no figure" >&2
+					failed=1
+					continue
+				fi
+				echo "$topo $b $name $unit $v" >> "$raw"
+			done
+		done
+	done
+done
+load new
+
+python3 - "$raw" "$reps" "$(cat "$ab/base-rev" 2>/dev/null)" > "$out/bench-ab.md" <<'EOF'
+import statistics, sys
+from collections import defaultdict
+raw, reps, rev = sys.argv[1], sys.argv[2], sys.argv[3]
+runs, units, order = defaultdict(list), {}, []
+for line in open(raw):
+    topo, build, name, unit, v = line.split()
+    runs[(topo, build, name)].append(float(v))
+    units[name] = unit
+    if name not in order:
+        order.append(name)
+print(f"siw.ko of the working tree (new) against {rev or 'the base'} (base), "
+      f"medians of {reps} rounds in one boot; for latency lower is better.\n")
+for topo in ("veth", "lo"):
+    print(f"### {topo}\n")
+    print("| case | unit | base | new | new / base |")
+    print("|---|---|---|---|---|")
+    for name in order:
+        b, n = runs.get((topo, "base", name)), runs.get((topo, "new", name))
+        if not b or not n:
+            print(f"| {name} | {units[name]} | {'–' if not b else ''} | {'–' if not n else ''} | – |")
+            continue
+        mb, mn = statistics.median(b), statistics.median(n)
+        print(f"| {name} | {units[name]} | {mb:.2f} | {mn:.2f} | {mn / mb:.2f} |")
+    print()
+EOF
+[ $failed = 0 ] || die "some runs gave no figure (above)"
