@@ -35,16 +35,23 @@ load() {
 		rdma link add bsiw type siw netdev bsiw0 || die "siw links with siw-$1.ko"
 }
 
-# bw TOOL SIZE [ARG...]: one bandwidth run; prints MiB/s.
+# bw TOOL SIZE [ARG...]: one bandwidth run; prints MiB/s. A run that ends
+# well without a positive figure is shown and run once more.
 bw() {
-	local tool=$1 size=$2 n v a
+	local tool=$1 size=$2 n out v a attempt
 	shift 2
 	a=$(addr "$topo" siw)
 	n=$((mib * 1048576 / size))
 	[ $n -le 8000 ] || n=8000
-	v=$(client_server "$tool" -R -F -s "$size" -n $n -p $port "$@" --output=bandwidth -- \
-		"$tool" -R -F -s "$size" -n $n -p $port "$@" --output=bandwidth "$a") || return 1
-	echo "$v" | awk 'NF == 1 && $1 ~ /^[0-9.]+$/ && $1 > 0 { v = $1 } END { print v }'
+	for attempt in 1 2; do
+		out=$(client_server "$tool" -R -F -s "$size" -n $n -p $port "$@" --output=bandwidth -- \
+			"$tool" -R -F -s "$size" -n $n -p $port "$@" --output=bandwidth "$a") || return 1
+		v=$(echo "$out" | awk 'NF == 1 && $1 ~ /^[0-9.]+$/ && $1 > 0 { v = $1 } END { print v }')
+		[ -z "$v" ] || break
+		echo "bench ab: $tool -s $size $*: attempt $attempt printed no positive bandwidth:" >&2
+		echo "$out" >&2
+	done
+	echo "$v"
 }
 
 # lat TOOL: one 8-byte latency run; prints microseconds.
@@ -93,17 +100,17 @@ for ((r = 0; r < reps; r++)); do
 done
 load new
 
-python3 - "$raw" "$reps" "$(cat "$ab/base-rev" 2>/dev/null)" > "$out/bench-ab.md" <<'EOF'
+names=$(for c in "${cases[@]}"; do echo "${c%% *}"; done)
+python3 - "$raw" "$reps" "$(cat "$ab/base-rev" 2>/dev/null)" "$names" > "$out/bench-ab.md" <<'EOF'
 import statistics, sys
 from collections import defaultdict
 raw, reps, rev = sys.argv[1], sys.argv[2], sys.argv[3]
-runs, units, order = defaultdict(list), {}, []
+runs, units = defaultdict(list), {}
+order = sys.argv[4].split()
 for line in open(raw):
     topo, build, name, unit, v = line.split()
     runs[(topo, build, name)].append(float(v))
     units[name] = unit
-    if name not in order:
-        order.append(name)
 print(f"siw.ko of the working tree (new) against {rev or 'the base'} (base), "
       f"medians of {reps} rounds in one boot; for latency lower is better.\n")
 for topo in ("veth", "lo"):
@@ -113,7 +120,7 @@ for topo in ("veth", "lo"):
     for name in order:
         b, n = runs.get((topo, "base", name)), runs.get((topo, "new", name))
         if not b or not n:
-            print(f"| {name} | {units[name]} | {'–' if not b else ''} | {'–' if not n else ''} | – |")
+            print(f"| {name} | {units.get(name, '')} | {'–' if not b else ''} | {'–' if not n else ''} | – |")
             continue
         mb, mn = statistics.median(b), statistics.median(n)
         print(f"| {name} | {units[name]} | {mb:.2f} | {mn:.2f} | {mn / mb:.2f} |")
