@@ -14,12 +14,17 @@
 # also records the guest's kernel CPU time (system, irq, softirq on all
 # vCPUs: perftest busy-polls its CQ in user space, so user time says
 # nothing), and a near-empty perftest run ("setup") records what start-up
-# and connection cost, for report.py to take off. Raw lines go to $SIW_OUT/bench-perf.tsv:
+# and connection cost, for report.py to take off; for Write at 4 and
+# 64 KiB and Read at 64 KiB, a run in duration mode measures the kernel
+# CPU of the steady state alone (perftest_cpu), which the report prefers.
+# Raw lines go to $SIW_OUT/bench-perf.tsv:
 #   topo transport test size qps value unit kernel_cpu_s bytes
 # selftests/bench/report.py turns them into the report.
 #
 # BENCH_REPS (default 5), BENCH_SECS and BENCH_MIB (a bandwidth run moves
-# SECS x MIB MiB; default 3 x 16), BENCH_SMOKE=1 (64 KiB only: for make check).
+# SECS x MIB MiB; default 3 x 16), BENCH_CPU_SECS (the steady-state CPU
+# runs' length, default 7), BENCH_CPU_REPS (in how many rounds, default
+# 3), BENCH_SMOKE=1 (64 KiB only: for make check).
 set -u
 reps=${BENCH_REPS:-5}
 secs=${BENCH_SECS:-3}
@@ -50,6 +55,10 @@ tcp_runs() {
 		record stream "$sz" 1 "$v" MiB/s $((t1 - t0)) \
 			"$(echo "$line" | sed -n 's/.*bytes=\([0-9]*\).*/\1/p')"
 	done
+	if cpu_round; then
+		tcp_cpu 4096 || return 1
+		tcp_cpu 65536 || return 1
+	fi
 	line=$(client_server "$tcpb" -s -p $port -- \
 		"$tcpb" -c "$a" -p $port -m rr -l 8 -n "$lat_iters") || return 1
 	record lat 8 1 "$(echo "$line" | sed -n 's/.*lat_us=\([0-9.]*\).*/\1/p')" us 0 0
@@ -113,6 +122,56 @@ perftest_lat() { # TOOL
 	v=$(echo "$v" | awk 'NF == 1 && $1 ~ /^[0-9.]+$/ { v = $1 } END { print v }')
 	[ -n "$v" ] || { echo "bench perf: $1 printed no latency" >&2; return 1; }
 	record "${1#ib_}" 8 1 "$v" us 0 0
+}
+
+# Kernel CPU per byte in the steady state. A short run's kernel time is
+# mostly start-up, connection and the harness's own processes
+# (perftest_setup costs 0.3-3.6 s here, as much as a whole 48 MiB run),
+# so these runs last BENCH_CPU_SECS (default 7) and /proc/stat is sampled
+# from 3 s after the client starts to 1 s before its end: perftest's
+# margins (2 s) keep that window inside its measured period. Recorded as
+# test cpu_<test>: the bandwidth, the window's ticks, and the bytes that
+# bandwidth moves in the window.
+cpu_secs=${BENCH_CPU_SECS:-7}
+[ "$cpu_secs" -ge 6 ] || die "BENCH_CPU_SECS must be at least 6"
+# In the first BENCH_CPU_REPS rounds only (default 3), not in the smoke pass.
+cpu_reps=${BENCH_CPU_REPS:-3}
+cpu_round() { [ "$smoke" != 1 ] && [ "$r" -lt "$cpu_reps" ]; }
+
+# cpu_window TEST SIZE COMMAND...: runs COMMAND (a client_server call
+# printing the MiB/s on its last numeric line or as mibps=) while sampling.
+cpu_window() {
+	local test=$1 size=$2 out v s0 s1 win=$((cpu_secs - 4)) sampler rc
+	shift 2
+	( sleep 3; kernel_ticks; sleep $win; kernel_ticks ) > /tmp/bench-cpu.ticks &
+	sampler=$!
+	out=$("$@")
+	rc=$?
+	wait $sampler
+	[ $rc = 0 ] || return 1
+	v=$(echo "$out" | sed -n 's/.*mibps=\([0-9.]*\).*/\1/p')
+	[ -n "$v" ] ||
+		v=$(echo "$out" | awk 'NF == 1 && $1 ~ /^[0-9.]+$/ && $1 > 0 { v = $1 } END { print v }')
+	[ -n "$v" ] || { echo "bench perf: cpu_$test $size printed no bandwidth:" >&2; echo "$out" >&2; return 1; }
+	s0=$(sed -n 1p /tmp/bench-cpu.ticks) s1=$(sed -n 2p /tmp/bench-cpu.ticks)
+	[ -n "$s1" ] || { echo "bench perf: no CPU sample for cpu_$test $size" >&2; return 1; }
+	record "cpu_$test" "$size" 1 "$v" MiB/s $((s1 - s0)) \
+		"$(awk "BEGIN { printf \"%d\", $v * $win * 1048576 }")"
+}
+
+perftest_cpu() { # TOOL SIZE: perftest in its duration mode
+	local a
+	a=$(addr "$topo" "$t")
+	cpu_window "${1#ib_}" "$2" client_server \
+		"$1" -R -F -s "$2" -D "$cpu_secs" -p $port --output=bandwidth -- \
+		"$1" -R -F -s "$2" -D "$cpu_secs" -p $port --output=bandwidth "$a"
+}
+
+tcp_cpu() { # SIZE: a TCP stream of that many seconds
+	local a
+	a=$(addr "$topo" tcp)
+	cpu_window stream "$1" client_server "$tcpb" -s -p $port -- \
+		"$tcpb" -c "$a" -p $port -m stream -l "$1" -t "$cpu_secs"
 }
 
 # cmtime: the rdma_cm connect step for $conns connections (paths.sh).
@@ -193,6 +252,11 @@ rdma_runs() {
 		perftest_lat $tool || rc=1
 	done
 	cm_rate || rc=1
+	if cpu_round; then
+		perftest_cpu ib_write_bw 4096 || rc=1
+		perftest_cpu ib_write_bw 65536 || rc=1
+		perftest_cpu ib_read_bw 65536 || rc=1
+	fi
 	return $rc
 }
 
