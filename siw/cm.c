@@ -19,6 +19,8 @@
 
 #include "siw.h"
 #include "cm.h"
+#include "qp.h"
+#include "trace.h"
 
 /*
  * One ordered queue: CM work never runs concurrently with itself. The
@@ -38,6 +40,93 @@ static struct lock_class_key siw_cep_listener_key;
 static void siw_cep_work(struct work_struct *work);
 static void siw_cep_timeout(struct work_struct *work);
 
+static atomic_t siw_cep_ids = ATOMIC_INIT(0);
+
+static const char *const siw_cep_state_names[] = {
+	[SIW_CEP_IDLE] = "IDLE",
+	[SIW_CEP_LISTEN] = "LISTEN",
+	[SIW_CEP_CONNECTING] = "CONNECTING",
+	[SIW_CEP_AWAIT_REPLY] = "AWAIT_REPLY",
+	[SIW_CEP_AWAIT_REQUEST] = "AWAIT_REQUEST",
+	[SIW_CEP_REQUEST_DELIVERED] = "REQUEST_DELIVERED",
+	[SIW_CEP_ESTABLISHED] = "ESTABLISHED",
+	[SIW_CEP_CLOSED] = "CLOSED",
+};
+
+const char *siw_cep_state_name(enum siw_cep_state s)
+{
+	if ((unsigned int)s >= ARRAY_SIZE(siw_cep_state_names) ||
+	    !siw_cep_state_names[s])
+		return "UNKNOWN";
+	return siw_cep_state_names[s];
+}
+
+/* A snapshot for reports (rdma resource): may be stale when read. */
+enum siw_cep_state siw_cep_state_of(struct siw_cep *cep)
+{
+	return READ_ONCE(cep->state);
+}
+
+/* The socket's two ends, unlocked: for tracing, a snapshot will do. */
+static void siw_sk_addrs(struct sock *sk, struct sockaddr_storage *l,
+			 struct sockaddr_storage *r)
+{
+	const struct inet_sock *inet = inet_sk(sk);
+
+	memset(l, 0, sizeof(*l));
+	memset(r, 0, sizeof(*r));
+	if (sk->sk_family == AF_INET) {
+		struct sockaddr_in *l4 = (void *)l, *r4 = (void *)r;
+
+		l4->sin_family = AF_INET;
+		l4->sin_addr.s_addr = READ_ONCE(inet->inet_rcv_saddr);
+		l4->sin_port = READ_ONCE(inet->inet_sport);
+		r4->sin_family = AF_INET;
+		r4->sin_addr.s_addr = READ_ONCE(inet->inet_daddr);
+		r4->sin_port = READ_ONCE(inet->inet_dport);
+#if IS_ENABLED(CONFIG_IPV6)
+	} else if (sk->sk_family == AF_INET6) {
+		struct sockaddr_in6 *l6 = (void *)l, *r6 = (void *)r;
+
+		l6->sin6_family = AF_INET6;
+		l6->sin6_addr = sk->sk_v6_rcv_saddr;
+		l6->sin6_port = READ_ONCE(inet->inet_sport);
+		r6->sin6_family = AF_INET6;
+		r6->sin6_addr = sk->sk_v6_daddr;
+		r6->sin6_port = READ_ONCE(inet->inet_dport);
+#endif
+	}
+}
+
+/* A state change, to the debug log and the siw_cep_state tracepoint. */
+static void siw_cep_trace_state(struct siw_cep *cep, enum siw_cep_state new,
+				struct sock *sk)
+{
+	pr_debug("siw: cep %u: %s -> %s\n", cep->id,
+		 siw_cep_state_name(cep->state), siw_cep_state_name(new));
+	if (trace_siw_cep_state_enabled()) {
+		struct sockaddr_storage l, r;
+
+		if (sk) {
+			siw_sk_addrs(sk, &l, &r);
+		} else {
+			memset(&l, 0, sizeof(l));
+			memset(&r, 0, sizeof(r));
+		}
+		trace_siw_cep_state(cep->id,
+				    cep->qp ? cep->qp->base_qp.qp_num : 0,
+				    cep->state, new, &l, &r);
+	}
+}
+
+/* Every later state change goes through here. Must hold cep->lock. */
+static void siw_cep_set_state(struct siw_cep *cep, enum siw_cep_state new)
+{
+	lockdep_assert_held(&cep->lock);
+	siw_cep_trace_state(cep, new, cep->sock ? cep->sock->sk : NULL);
+	WRITE_ONCE(cep->state, new);
+}
+
 static struct siw_cep *siw_cep_alloc(struct siw_device *sdev, bool listener)
 {
 	struct siw_cep *cep = kzalloc(sizeof(*cep), GFP_KERNEL);
@@ -53,6 +142,7 @@ static struct siw_cep *siw_cep_alloc(struct siw_device *sdev, bool listener)
 	INIT_WORK(&cep->work, siw_cep_work);
 	INIT_DELAYED_WORK(&cep->timer, siw_cep_timeout);
 	cep->sdev = sdev;
+	cep->id = atomic_inc_return(&siw_cep_ids);
 	cep->state = SIW_CEP_IDLE;
 	return cep;
 }
@@ -283,7 +373,7 @@ static void siw_cep_teardown(struct siw_cep *cep)
 	siw_cep_close_socket(cep);
 	siw_cep_drop_qp(cep);
 	siw_cep_drop_cm_id(cep);
-	cep->state = SIW_CEP_CLOSED;
+	siw_cep_set_state(cep, SIW_CEP_CLOSED);
 	cep->owner_put_pending = true;
 }
 
@@ -329,8 +419,10 @@ static int siw_cep_read_mpa(struct siw_cep *cep, enum siw_mpa_kind kind,
 		int n;
 
 		perr = siw_mpa_parse(cep->mpa, cep->mpa_have, kind, 0, info);
-		if (perr == SIW_MPA_OK)
+		if (perr == SIW_MPA_OK) {
+			trace_siw_mpa_frame(cep->id, false, info);
 			return 1;
+		}
 		if (perr == SIW_MPA_E_SHORT_HDR)
 			need = SIW_MPA_RR_HDR_LEN;
 		else if (perr == SIW_MPA_E_SHORT_PD)
@@ -365,6 +457,7 @@ static int siw_cep_send_mpa(struct siw_cep *cep, struct siw_mpa_info *info,
 	info->ulp_pd_len = pdata_len;
 	if (siw_mpa_build(info, frame, sizeof(frame), &len) != SIW_MPA_OK)
 		return -EINVAL;
+	trace_siw_mpa_frame(cep->id, true, info);
 	return siw_send_all(cep->sock, frame, len);
 }
 
@@ -387,6 +480,8 @@ static void siw_cep_accept_children(struct siw_cep *lcep)
 			continue;
 		}
 		tcp_sock_set_nodelay(newsock->sk);
+		/* Unlocked: nobody else sees the child before it is listed. */
+		siw_cep_trace_state(cep, SIW_CEP_AWAIT_REQUEST, newsock->sk);
 		cep->state = SIW_CEP_AWAIT_REQUEST;
 		siw_cep_get(lcep);
 		cep->listener = lcep;
@@ -408,8 +503,8 @@ static void siw_cep_child_abort(struct siw_cep *cep)
 	struct siw_cep *lcep = cep->listener;
 
 	lockdep_assert_held(&cep->lock);
-	pr_debug("siw: incoming connection abandoned in state %d\n",
-		 cep->state);
+	pr_debug("siw: cep %u: incoming connection abandoned in %s\n",
+		 cep->id, siw_cep_state_name(cep->state));
 	cep->abrupt = true;
 	siw_cep_teardown(cep);
 	if (lcep) {
@@ -466,7 +561,7 @@ static void siw_cep_got_request(struct siw_cep *cep)
 	 */
 	cep->req_pd = req.ulp_pd;
 	cep->req_pd_len = req.ulp_pd_len;
-	cep->state = SIW_CEP_REQUEST_DELIVERED;
+	siw_cep_set_state(cep, SIW_CEP_REQUEST_DELIVERED);
 	cep->deliver_request = true;
 }
 
@@ -541,7 +636,9 @@ int siw_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 	err = siw_qp_connected(qp, cep, cep->sock, &cep->result, false);
 	if (err)
 		goto err_teardown;
-	cep->state = SIW_CEP_ESTABLISHED;
+	trace_siw_cm_established(cep->id, qp->base_qp.qp_num, &cep->result,
+				 qp->mulpdu);
+	siw_cep_set_state(cep, SIW_CEP_ESTABLISHED);
 	siw_cm_event(cep, cm_id, IW_CM_EVENT_ESTABLISHED, 0, NULL, 0);
 	mutex_unlock(&cep->lock);
 	return 0;
@@ -583,8 +680,8 @@ static void siw_cep_connect_failed(struct siw_cep *cep, int status,
 	struct iw_cm_id *cm_id = cep->cm_id;
 
 	lockdep_assert_held(&cep->lock);
-	pr_debug("siw: connection attempt failed in state %d: %d\n",
-		 cep->state, status);
+	pr_debug("siw: cep %u: connection attempt failed in %s: %d\n",
+		 cep->id, siw_cep_state_name(cep->state), status);
 	cep->abrupt = true;
 	if (cm_id)
 		siw_cm_event(cep, cm_id, IW_CM_EVENT_CONNECT_REPLY, status,
@@ -610,7 +707,7 @@ static void siw_cep_tcp_connected(struct siw_cep *cep)
 		siw_cep_connect_failed(cep, -ECONNRESET, NULL, 0);
 		return;
 	}
-	cep->state = SIW_CEP_AWAIT_REPLY;
+	siw_cep_set_state(cep, SIW_CEP_AWAIT_REPLY);
 }
 
 /* Active side: read and check the MPA reply. Must hold cep->lock. */
@@ -647,7 +744,9 @@ static void siw_cep_got_reply(struct siw_cep *cep)
 		siw_cep_connect_failed(cep, err, NULL, 0);
 		return;
 	}
-	cep->state = SIW_CEP_ESTABLISHED;
+	trace_siw_cm_established(cep->id, cep->qp->base_qp.qp_num,
+				 &cep->result, cep->qp->mulpdu);
+	siw_cep_set_state(cep, SIW_CEP_ESTABLISHED);
 	siw_cm_event(cep, cep->cm_id, IW_CM_EVENT_CONNECT_REPLY, 0,
 		     rep.ulp_pd, rep.ulp_pd_len);
 }
@@ -771,7 +870,7 @@ int siw_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 		goto err_teardown;
 	tcp_sock_set_nodelay(sock->sk);
 	siw_cep_attach_socket(cep, sock);
-	cep->state = SIW_CEP_CONNECTING;
+	siw_cep_set_state(cep, SIW_CEP_CONNECTING);
 	siw_cep_get(cep);
 	queue_delayed_work(siw_cm_wq, &cep->timer, cep->timeout);
 	err = kernel_connect(sock, (struct sockaddr *)&cm_id->m_remote_addr,
@@ -814,7 +913,7 @@ int siw_create_listen(struct iw_cm_id *cm_id, int backlog)
 		goto err_free;
 	}
 	mutex_lock(&cep->lock);
-	cep->state = SIW_CEP_LISTEN;
+	siw_cep_set_state(cep, SIW_CEP_LISTEN);
 	cm_id->add_ref(cm_id);
 	cep->cm_id = cm_id;
 	cm_id->provider_data = cep;

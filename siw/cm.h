@@ -36,6 +36,7 @@ enum {
 
 struct siw_cep {
 	struct kref ref;
+	u32 id;				/* for logs and tracepoints */
 	/*
 	 * Serialises everything that changes the endpoint: the CM work and
 	 * the iw_cm entry points. Never taken in softirq. Listeners' locks
@@ -89,6 +90,8 @@ void siw_cm_exit(void);
 void siw_cep_put(struct siw_cep *cep);
 void siw_cm_queue_event(struct siw_cep *cep, int ev);
 void siw_cm_qp_down(struct siw_cep *cep, bool abrupt);
+const char *siw_cep_state_name(enum siw_cep_state s);
+enum siw_cep_state siw_cep_state_of(struct siw_cep *cep);
 
 /* iw_cm entry points */
 int siw_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param);

@@ -55,4 +55,14 @@ static inline struct ib_udata *siw_create_cq_udata(struct ib_udata *udata)
 #define siw_ubuf_set_ops(uarg, name) ((uarg)->callback = (name))
 #endif
 
+/*
+ * A tracepoint's string field: __assign_str() took the source as its
+ * second argument until 6.10, then found it in __string() alone.
+ */
+#ifdef SIW_HAVE_ASSIGN_STR_1ARG
+#define siw_assign_str(dst, src) __assign_str(dst)
+#else
+#define siw_assign_str(dst, src) __assign_str(dst, src)
+#endif
+
 #endif /* SIW_COMPAT_H */

@@ -17,6 +17,7 @@
 
 #include "siw.h"
 #include "queue.h"
+#include "trace.h"
 
 static const enum ib_wc_opcode siw_to_ib_wc_opcode[SIW_NUM_OPCODES] = {
 	[SIW_OP_WRITE] = IB_WC_RDMA_WRITE,
@@ -165,6 +166,9 @@ int siw_cq_add(struct siw_cq *cq, const struct siw_cqe *src, bool solicited)
 		cqe->qp_id = src->qp_id;
 	else
 		cqe->base_qp = src->base_qp;
+	if (trace_siw_cqe_enabled())
+		trace_siw_cqe(cq->id, cq->user ? (u32)src->qp_id :
+			      src->base_qp ? src->base_qp->qp_num : 0, src);
 	/* The entry's contents before its VALID flag. */
 	smp_store_release(&cqe->flags, src->flags | SIW_WQE_VALID);
 	cq->cq_put++;

@@ -23,6 +23,41 @@
 #include "qp.h"
 #include "mem.h"
 #include "cm.h"
+#include "trace.h"
+
+static const char *const siw_qp_state_names[] = {
+	[IB_QPS_RESET] = "RESET",
+	[IB_QPS_INIT] = "INIT",
+	[IB_QPS_RTR] = "RTR",
+	[IB_QPS_RTS] = "RTS",
+	[IB_QPS_SQD] = "SQD",
+	[IB_QPS_SQE] = "SQE",
+	[IB_QPS_ERR] = "ERR",
+};
+
+const char *siw_qp_state_name(enum ib_qp_state s)
+{
+	if ((unsigned int)s >= ARRAY_SIZE(siw_qp_state_names) ||
+	    !siw_qp_state_names[s])
+		return "UNKNOWN";
+	return siw_qp_state_names[s];
+}
+
+/*
+ * Every state change goes through here, with its cause for the debug log
+ * and the siw_qp_state tracepoint. Must hold the QP's state_lock.
+ */
+static void siw_qp_set_state(struct siw_qp *qp, enum ib_qp_state new,
+			     const char *cause)
+{
+	lockdep_assert_held(&qp->state_lock);
+	if (qp->state == new)
+		return;
+	pr_debug("siw: QP %u: %s -> %s (%s)\n", qp->base_qp.qp_num,
+		 siw_qp_state_name(qp->state), siw_qp_state_name(new), cause);
+	trace_siw_qp_state(qp->base_qp.qp_num, qp->state, new, cause);
+	WRITE_ONCE(qp->state, new);
+}
 
 /* Must hold the QP's state_lock. */
 static bool siw_qp_in_error(struct siw_qp *qp)
@@ -314,6 +349,7 @@ int siw_rqe_complete(struct siw_qp *qp, struct siw_rqe *rqe, u32 bytes,
 static void siw_sq_flush(struct siw_qp *qp)
 {
 	unsigned long flags;
+	u32 n = 0;
 
 	lockdep_assert_held(&qp->sq_lock);
 	/* Zero-copy messages still out complete nothing any more. */
@@ -329,11 +365,15 @@ static void siw_sq_flush(struct siw_qp *qp)
 		if (!(smp_load_acquire(&slot->flags) & SIW_WQE_VALID))
 			break;
 		memcpy(&sqe, slot, sizeof(sqe));
-		pr_debug("siw: QP %u: flush sqe %u (state %d)\n",
-			 qp->base_qp.qp_num, qp->sq_get, qp->state);
 		qp->sq_state[qp->sq_get % qp->num_sqe].done = 0;
 		if (siw_sqe_complete(qp, &sqe, 0, SIW_WC_WR_FLUSH_ERR))
 			break;	/* CQ full: the rest stays posted */
+		n++;
+	}
+	if (n) {
+		pr_debug("siw: QP %u: %u send queue elements flushed\n",
+			 qp->base_qp.qp_num, n);
+		trace_siw_flush(qp->base_qp.qp_num, SIW_TRACE_SQ, n);
 	}
 	/* Nothing started stays behind the flushed part. */
 	if ((s32)(qp->sq_get - qp->sq_next) > 0)
@@ -343,6 +383,8 @@ static void siw_sq_flush(struct siw_qp *qp)
 /* Flushes every posted receive queue element. Must hold rq_lock. */
 static void siw_rq_flush(struct siw_qp *qp)
 {
+	u32 n = 0;
+
 	lockdep_assert_held(&qp->rq_lock);
 	/*
 	 * The receive path holds an older element: it completes first, and
@@ -363,6 +405,12 @@ static void siw_rq_flush(struct siw_qp *qp)
 		qp->rq_get++;
 		if (siw_rqe_complete(qp, &rqe, 0, 0, SIW_WC_WR_FLUSH_ERR))
 			break;
+		n++;
+	}
+	if (n) {
+		pr_debug("siw: QP %u: %u receives flushed\n",
+			 qp->base_qp.qp_num, n);
+		trace_siw_flush(qp->base_qp.qp_num, SIW_TRACE_RQ, n);
 	}
 }
 
@@ -385,7 +433,7 @@ void siw_qp_to_error(struct siw_qp *qp)
 	unsigned long flags;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
-	qp->state = IB_QPS_ERR;
+	siw_qp_set_state(qp, IB_QPS_ERR, "error");
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	siw_qp_flush(qp);
 }
@@ -421,10 +469,13 @@ void siw_qp_fatal(struct siw_qp *qp, enum ib_event_type event)
 	unsigned long flags;
 	bool was_error;
 
-	pr_debug("siw: QP %u: fatal, event %d\n", qp->base_qp.qp_num, event);
+	pr_debug("siw: QP %u: fatal, event %s\n", qp->base_qp.qp_num,
+		 event ? ib_event_msg(event) : "none");
 	spin_lock_irqsave(&qp->state_lock, flags);
 	was_error = qp->state == IB_QPS_ERR;
-	qp->state = IB_QPS_ERR;
+	siw_qp_set_state(qp, IB_QPS_ERR,
+			 READ_ONCE(qp->term_code) != SIW_TERM_OK ?
+			 "terminate" : "fatal");
 	/* The connection may end meanwhile: hold the endpoint. */
 	cep = qp->connected ? qp->cep : NULL;
 	if (cep)
@@ -489,8 +540,8 @@ int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 	unsigned long flags;
 	u32 i;
 
-	pr_debug("siw: QP %u: connected, state %d\n", qp->base_qp.qp_num,
-		 qp->state);
+	pr_debug("siw: QP %u: connected in %s\n", qp->base_qp.qp_num,
+		 siw_qp_state_name(qp->state));
 	spin_lock_irqsave(&qp->state_lock, flags);
 	if (qp->connected || qp->state == IB_QPS_ERR ||
 	    qp->state == IB_QPS_RESET || qp->state == IB_QPS_SQD) {
@@ -525,7 +576,7 @@ int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 	kref_get(&cep->ref);
 	qp->cep = cep;
 	qp->sock = sock;
-	qp->state = IB_QPS_RTS;
+	siw_qp_set_state(qp, IB_QPS_RTS, "connected");
 	qp->connected = true;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
@@ -564,8 +615,7 @@ void siw_qp_disconnected(struct siw_qp *qp)
 	cep = qp->cep;
 	qp->connected = false;
 	qp->cep = NULL;
-	if (qp->state != IB_QPS_ERR)
-		qp->state = IB_QPS_ERR;
+	siw_qp_set_state(qp, IB_QPS_ERR, "disconnected");
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
 	/*
@@ -628,9 +678,10 @@ int siw_modify_qp(struct ib_qp *base_qp, struct ib_qp_attr *attr, int mask,
 	    attr->max_dest_rd_atomic > SIW_MAX_IRD_QP)
 		return -EINVAL;
 
-	pr_debug("siw: QP %u: modify mask 0x%x state %d -> %d\n",
-		 base_qp->qp_num, mask, qp->state,
-		 (mask & IB_QP_STATE) ? attr->qp_state : -1);
+	pr_debug("siw: QP %u: modify mask 0x%x in %s, to %s\n",
+		 base_qp->qp_num, mask, siw_qp_state_name(qp->state),
+		 (mask & IB_QP_STATE) ?
+		 siw_qp_state_name(attr->qp_state) : "(same)");
 	spin_lock_irqsave(&qp->state_lock, flags);
 	next = (mask & IB_QP_STATE) ? attr->qp_state : qp->state;
 	/*
@@ -654,7 +705,7 @@ int siw_modify_qp(struct ib_qp *base_qp, struct ib_qp_attr *attr, int mask,
 		qp->ord = attr->max_rd_atomic;
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
 		qp->ird = attr->max_dest_rd_atomic;
-	qp->state = next;
+	siw_qp_set_state(qp, next, "modify_qp");
 	cep = qp->connected ? qp->cep : NULL;
 	if (cep)
 		kref_get(&cep->ref);
@@ -675,8 +726,10 @@ out_unlock:
 }
 
 /*
- * What the MPA exchange negotiated, for `rdma resource show qp -dd`:
- * revision, CRC, the RTR type of peer-to-peer mode, IRD and ORD.
+ * For `rdma resource show qp -dd`: the connection endpoint (its id, as in
+ * the tracepoints, and state) of every QP; for a connected one, what the
+ * MPA exchange negotiated (revision, CRC, the RTR type of peer-to-peer
+ * mode, IRD and ORD, GSO-sized FPDUs and the FPDU size) and its counters.
  */
 int siw_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *base_qp)
 {
@@ -689,13 +742,19 @@ int siw_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *base_qp)
 	};
 	struct nlattr *nest;
 	unsigned long flags;
+	const char *cep_state;
 	bool connected;
+	u32 cep_id;
 	u8 rev, rtr;
 	u32 ird, ord, mulpdu;
 	bool crc, gso;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	connected = qp->connected;
+	/* The QP holds a reference on its endpoint while connected. */
+	cep_state = connected && qp->cep ?
+		    siw_cep_state_name(siw_cep_state_of(qp->cep)) : "none";
+	cep_id = connected && qp->cep ? qp->cep->id : 0;
 	rev = qp->mpa_rev;
 	crc = qp->crc;
 	gso = qp->gso;
@@ -704,13 +763,16 @@ int siw_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *base_qp)
 	ird = qp->ird;
 	ord = qp->ord;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
-	if (!connected)
-		return 0;
-	if (rtr >= ARRAY_SIZE(rtr_name) || !rtr_name[rtr])
-		rtr = 0;
 	nest = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!nest)
 		return -EMSGSIZE;
+	if (rdma_nl_put_driver_string(msg, "cep_state", cep_state) ||
+	    rdma_nl_put_driver_u32(msg, "cep_id", cep_id))
+		goto err_cancel;
+	if (!connected)
+		goto out;
+	if (rtr >= ARRAY_SIZE(rtr_name) || !rtr_name[rtr])
+		rtr = 0;
 	if (rdma_nl_put_driver_u32(msg, "mpa_rev", rev) ||
 	    rdma_nl_put_driver_u32(msg, "mpa_crc", crc) ||
 	    rdma_nl_put_driver_string(msg, "mpa_rtr", rtr_name[rtr]) ||
@@ -721,12 +783,15 @@ int siw_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *base_qp)
 	    rdma_nl_put_driver_u64(msg, "tx_zc_msgs",
 				   READ_ONCE(qp->tx_zc_msgs)) ||
 	    rdma_nl_put_driver_u64(msg, "tx_db_read_resps",
-				   READ_ONCE(qp->tx_db_read_resps))) {
-		nla_nest_cancel(msg, nest);
-		return -EMSGSIZE;
-	}
+				   READ_ONCE(qp->tx_db_read_resps)))
+		goto err_cancel;
+out:
 	nla_nest_end(msg, nest);
 	return 0;
+
+err_cancel:
+	nla_nest_cancel(msg, nest);
+	return -EMSGSIZE;
 }
 
 int siw_query_qp(struct ib_qp *base_qp, struct ib_qp_attr *attr, int mask,

@@ -333,6 +333,7 @@ void siw_tx_doorbell(struct siw_qp *qp);
 void siw_tx_quiesce(struct siw_qp *qp);
 void siw_tx_schedule(struct siw_qp *qp);
 void siw_tx_kick(struct siw_qp *qp);
+const char *siw_qp_state_name(enum ib_qp_state s);
 void siw_sq_complete_ready(struct siw_qp *qp);
 void siw_sq_mark_done(struct siw_qp *qp, u32 pos, enum siw_wc_status status,
 		      u32 bytes);

@@ -27,6 +27,7 @@
 #include "siw.h"
 #include "cm.h"
 #include "rx_decide.h"
+#include "trace.h"
 
 /* The stream's Terminate decision: log it (rate limited) and send it. */
 static void siw_rx_terminate(struct siw_qp *qp, enum siw_term_code code)
@@ -104,6 +105,17 @@ static bool siw_rx_take_rqe(struct siw_qp *qp)
 	}
 	if (!ok)
 		return false;
+	if (trace_siw_wqe_start_enabled()) {
+		u64 len = 0;
+		u32 i;
+
+		for (i = 0; i < min_t(u32, rx->rqe.num_sge, SIW_MAX_SGE); i++)
+			len += rx->rqe.sge[i].length;
+		trace_siw_wqe_start(qp->base_qp.qp_num,
+				    qp->srq ? SIW_TRACE_SRQ : SIW_TRACE_RQ,
+				    qp->srq ? 0 : rx->rqe_pos, rx->rqe.id,
+				    SIW_OP_RECEIVE, len);
+	}
 	if (rx->rqe.num_sge > SIW_MAX_SGE)
 		rx->rqe.num_sge = SIW_MAX_SGE;
 	rx->have_rqe = true;
@@ -364,14 +376,21 @@ static void siw_rx_log_peer_term(struct siw_qp *qp)
 {
 	struct siw_term_msg msg;
 
-	if (siw_term_decode(qp->rx.term_body, qp->rx.term_have, &msg))
+	if (siw_term_decode(qp->rx.term_body, qp->rx.term_have, &msg)) {
 		pr_info_ratelimited("siw: %s: QP %u: peer sent Terminate: %s\n",
 				    dev_name(&qp->sdev->base_dev.dev),
 				    qp->base_qp.qp_num, siw_term_name(msg.code));
-	else
+		trace_siw_terminate(qp->base_qp.qp_num, false,
+				    siw_term_layer(msg.code),
+				    siw_term_etype(msg.code),
+				    siw_term_ecode(msg.code),
+				    siw_term_name(msg.code), msg.ddp_hdr,
+				    msg.ddp_hdr ? msg.ddp_hdr_len : 0);
+	} else {
 		pr_info_ratelimited("siw: %s: QP %u: peer sent a malformed Terminate\n",
 				    dev_name(&qp->sdev->base_dev.dev),
 				    qp->base_qp.qp_num);
+	}
 }
 
 /* Fills in what an FPDU's end asks for; *pos: the Read taken off. */
@@ -473,6 +492,8 @@ static void siw_rx_end(struct siw_qp *qp)
 	if (e.code != SIW_TERM_OK)
 		siw_rx_fail(qp, e.code);
 	if (e.irq_push) {
+		trace_siw_read_request(qp->base_qp.qp_num, SIW_TRACE_IRQ,
+				       &h->rreq);
 		spin_lock_irqsave(&qp->irq_lock, flags);
 		qp->irq[qp->irq_put % qp->irq_size].rreq = h->rreq;
 		qp->irq_put++;
@@ -498,6 +519,7 @@ static enum siw_term_code siw_rx_op_begin(void *ctx, struct siw_rx_stream *s)
 
 	pr_debug("siw: QP %u: rx fpdu ulpdu %u ctrl %02x%02x\n",
 		 qp->base_qp.qp_num, s->ulpdu_len, s->hdr[2], s->hdr[3]);
+	trace_siw_fpdu_rx(qp->base_qp.qp_num, &s->h, s->h.payload_len);
 	return siw_rx_begin(qp);
 }
 

@@ -23,6 +23,7 @@
 
 #include "siw.h"
 #include "cm.h"
+#include "trace.h"
 
 #ifdef CONFIG_HIGHMEM
 #error "siw needs a kernel without highmem (64-bit)"
@@ -337,6 +338,9 @@ static int siw_tx_message(struct siw_qp *qp, struct siw_hdr *h,
 	lockdep_assert_held(&qp->tx_lock);
 	if (!op)
 		return -EINVAL;
+	/* What the encoder takes from the opcode, for the tracepoint. */
+	h->tagged = op->tagged;
+	h->qn = op->qn;
 	do {
 		struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
 		unsigned int nkv = 0, batched = 0;
@@ -364,6 +368,7 @@ static int siw_tx_message(struct siw_qp *qp, struct siw_hdr *h,
 						SIW_FPDU_HDR_MAX);
 			if (!hlen)
 				return -EINVAL;
+			trace_siw_fpdu_tx(qp->base_qp.qp_num, h, f.payload);
 			qp->tx_kv[nkv].iov_base = hdr;
 			qp->tx_kv[nkv].iov_len = hlen;
 			nkv++;
@@ -491,6 +496,7 @@ static int siw_tx_read_request(struct siw_qp *qp, const struct siw_sqe *sqe,
 	e->sq_pos = pos;
 	qp->orq_put++;
 	spin_unlock_irqrestore(&qp->orq_lock, flags);
+	trace_siw_read_request(qp->base_qp.qp_num, SIW_TRACE_ORQ, &h.rreq);
 	return siw_tx_message(qp, &h, &src, NULL);
 }
 
@@ -605,6 +611,10 @@ static void siw_tx_terminate(struct siw_qp *qp)
 	}
 	len = SIW_MPA_LEN_LEN + ulen;
 	len += siw_fpdu_trailer(buf + len, pad, crc);
+	trace_siw_terminate(qp->base_qp.qp_num, true, siw_term_layer(code),
+			    siw_term_etype(code), siw_term_ecode(code),
+			    siw_term_name(code), qp->term_hdr,
+			    qp->term_hdr_len);
 	kv.iov_base = buf;
 	kv.iov_len = len;
 	kernel_sendmsg(qp->sock, &msg, &kv, 1, len);
@@ -760,6 +770,13 @@ static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 		return SIW_TX_DEFER;
 	pr_debug("siw: QP %u: sqe %u opcode %u flags 0x%x num_sge %u\n",
 		 qp->base_qp.qp_num, pos, sqe.opcode, sqe.flags, sqe.num_sge);
+	if (trace_siw_wqe_start_enabled())
+		trace_siw_wqe_start(qp->base_qp.qp_num, SIW_TRACE_SQ, pos,
+				    sqe.id, sqe.opcode,
+				    (sqe.opcode == SIW_OP_READ ||
+				     sqe.opcode == SIW_OP_READ_LOCAL_INV) ?
+				    (sqe.num_sge ? sqe.sge[0].length : 0) :
+				    siw_sqe_payload(&sqe));
 
 	if (sqe.opcode == SIW_OP_READ || sqe.opcode == SIW_OP_READ_LOCAL_INV) {
 		spin_lock_irqsave(&qp->orq_lock, flags);
