@@ -497,12 +497,34 @@ static void siw_cep_accept_children(struct siw_cep *lcep)
 	}
 }
 
-/* A child that will not become a connection. Must hold cep->lock. */
-static void siw_cep_child_abort(struct siw_cep *cep)
+/* A failed connection attempt, by its status, in the device's counters. */
+static void siw_cm_count_failure(struct siw_cep *cep, int status)
+{
+	siw_dev_stat_inc(cep->sdev, status == -ECONNREFUSED ?
+			 SIW_STAT_CONN_REJECTED : status == -ETIMEDOUT ?
+			 SIW_STAT_CONN_TIMEOUT : SIW_STAT_CONN_RESET);
+}
+
+/* An established connection, by its MPA revision and CRC mode. */
+static void siw_cm_count_established(struct siw_cep *cep)
+{
+	siw_dev_stat_inc(cep->sdev, SIW_STAT_CONN_ESTABLISHED);
+	siw_dev_stat_inc(cep->sdev, cep->result.revision == 1 ?
+			 SIW_STAT_MPA_REV1 : SIW_STAT_MPA_REV2);
+	siw_dev_stat_inc(cep->sdev, cep->result.crc ?
+			 SIW_STAT_MPA_CRC_ON : SIW_STAT_MPA_CRC_OFF);
+}
+
+/*
+ * A child that will not become a connection, for the reason given as an
+ * errno (-ECONNREFUSED, -ETIMEDOUT, -ECONNRESET). Must hold cep->lock.
+ */
+static void siw_cep_child_abort(struct siw_cep *cep, int why)
 {
 	struct siw_cep *lcep = cep->listener;
 
 	lockdep_assert_held(&cep->lock);
+	siw_cm_count_failure(cep, why);
 	pr_debug("siw: cep %u: incoming connection abandoned in %s\n",
 		 cep->id, siw_cep_state_name(cep->state));
 	cep->abrupt = true;
@@ -534,7 +556,7 @@ static void siw_cep_got_request(struct siw_cep *cep)
 	if (err < 0) {
 		pr_info_ratelimited("siw: %s: malformed or failed MPA request (%d), closing\n",
 				    dev_name(&cep->sdev->base_dev.dev), err);
-		siw_cep_child_abort(cep);
+		siw_cep_child_abort(cep, -ECONNRESET);
 		return;
 	}
 	siw_cep_stop_timer(cep);
@@ -549,7 +571,7 @@ static void siw_cep_got_request(struct siw_cep *cep)
 			rep.reject = true;
 			siw_cep_send_mpa(cep, &rep, NULL, 0);
 		}
-		siw_cep_child_abort(cep);
+		siw_cep_child_abort(cep, -ECONNREFUSED);
 		return;
 	}
 	cep->peer_ird = req.enhanced ? min_t(u16, req.ird, 255) : SIW_MAX_IRD_QP;
@@ -639,6 +661,7 @@ int siw_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 	trace_siw_cm_established(cep->id, qp->base_qp.qp_num, &cep->result,
 				 qp->mulpdu);
 	siw_cep_set_state(cep, SIW_CEP_ESTABLISHED);
+	siw_cm_count_established(cep);
 	siw_cm_event(cep, cm_id, IW_CM_EVENT_ESTABLISHED, 0, NULL, 0);
 	mutex_unlock(&cep->lock);
 	return 0;
@@ -658,9 +681,10 @@ int siw_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len)
 
 	if (!cep)
 		return -EINVAL;
-	pr_debug("siw: reject requested by iw_cm\n");
+	pr_debug("siw: cep %u: reject requested by iw_cm\n", cep->id);
 	mutex_lock(&cep->lock);
 	if (cep->state == SIW_CEP_REQUEST_DELIVERED && cep->sock) {
+		siw_dev_stat_inc(cep->sdev, SIW_STAT_CONN_REJECTED);
 		siw_mpa_reply_init(&cep->result, &rep);
 		rep.reject = true;
 		siw_cep_send_mpa(cep, &rep, pdata, pdata_len);
@@ -682,6 +706,7 @@ static void siw_cep_connect_failed(struct siw_cep *cep, int status,
 	lockdep_assert_held(&cep->lock);
 	pr_debug("siw: cep %u: connection attempt failed in %s: %d\n",
 		 cep->id, siw_cep_state_name(cep->state), status);
+	siw_cm_count_failure(cep, status);
 	cep->abrupt = true;
 	if (cm_id)
 		siw_cm_event(cep, cm_id, IW_CM_EVENT_CONNECT_REPLY, status,
@@ -747,6 +772,7 @@ static void siw_cep_got_reply(struct siw_cep *cep)
 	trace_siw_cm_established(cep->id, cep->qp->base_qp.qp_num,
 				 &cep->result, cep->qp->mulpdu);
 	siw_cep_set_state(cep, SIW_CEP_ESTABLISHED);
+	siw_cm_count_established(cep);
 	siw_cm_event(cep, cep->cm_id, IW_CM_EVENT_CONNECT_REPLY, 0,
 		     rep.ulp_pd, rep.ulp_pd_len);
 }
@@ -1029,7 +1055,7 @@ static void siw_cep_work(struct work_struct *work)
 					siw_cep_connect_failed(cep, -ECONNRESET,
 							       NULL, 0);
 			} else if (cep->state == SIW_CEP_AWAIT_REQUEST) {
-				siw_cep_child_abort(cep);
+				siw_cep_child_abort(cep, -ECONNRESET);
 			}
 		}
 	}
@@ -1038,7 +1064,7 @@ static void siw_cep_work(struct work_struct *work)
 		    cep->state == SIW_CEP_AWAIT_REPLY)
 			siw_cep_connect_failed(cep, -ETIMEDOUT, NULL, 0);
 		else if (cep->state == SIW_CEP_AWAIT_REQUEST)
-			siw_cep_child_abort(cep);
+			siw_cep_child_abort(cep, -ETIMEDOUT);
 	}
 	if (test_and_clear_bit(SIW_CEP_EV_CLOSE, &cep->events))
 		siw_cep_established_close(cep);

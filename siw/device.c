@@ -260,6 +260,8 @@ static const struct ib_device_ops siw_device_ops = {
 	.query_gid = siw_query_gid,
 	.query_pkey = siw_query_pkey,
 	.query_port = siw_query_port,
+	.alloc_hw_port_stats = siw_alloc_hw_port_stats,
+	.get_hw_stats = siw_get_hw_stats,
 };
 
 void siw_port_event(struct siw_device *sdev, enum ib_event_type type)
@@ -345,6 +347,7 @@ int siw_device_add(const char *ibdev_name, struct net_device *netdev)
 	dev_hold(netdev);
 	sdev->netdev = netdev;
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC1);
+	spin_lock_init(&sdev->stats_lock);
 	siw_mem_table_init(sdev);
 
 	sdev->base_dev.node_type = RDMA_NODE_RNIC;

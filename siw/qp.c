@@ -278,6 +278,7 @@ int siw_destroy_qp(struct ib_qp *base_qp, struct ib_udata *udata)
 	siw_zc_qp_release(qp);
 	siw_qp_put(qp);
 	wait_for_completion(&qp->released);
+	siw_stats_qp_retire(qp);
 	siw_qp_free_tx(qp);
 
 	if (qp->rq_umap)
@@ -626,6 +627,10 @@ void siw_qp_disconnected(struct siw_qp *qp)
 	 */
 	siw_tx_quiesce(qp);
 	spin_lock_irqsave(&qp->state_lock, flags);
+	/* The socket's retransmissions stay counted once it is gone. */
+	if (qp->sock && qp->sock->sk)
+		siw_qp_stat_add(qp, SIW_STAT_RETRANS_BYTES,
+				READ_ONCE(tcp_sk(qp->sock->sk)->bytes_retrans));
 	qp->sock = NULL;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	siw_rx_release(qp);
@@ -745,6 +750,7 @@ int siw_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *base_qp)
 	const char *cep_state;
 	bool connected;
 	u32 cep_id;
+	int i;
 	u8 rev, rtr;
 	u32 ird, ord, mulpdu;
 	bool crc, gso;
@@ -785,6 +791,10 @@ int siw_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *base_qp)
 	    rdma_nl_put_driver_u64(msg, "tx_db_read_resps",
 				   READ_ONCE(qp->tx_db_read_resps)))
 		goto err_cancel;
+	for (i = 0; i < SIW_STAT_QP_NUM; i++)
+		if (rdma_nl_put_driver_u64(msg, siw_stat_name(i),
+					   siw_qp_stat_read(qp, i)))
+			goto err_cancel;
 out:
 	nla_nest_end(msg, nest);
 	return 0;

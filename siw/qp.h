@@ -227,6 +227,8 @@ struct siw_qp {
 	struct bio_vec *tx_bv;	/* SIW_TX_KV_MAX pieces of one batch */
 	u64 tx_zc_msgs;		/* messages sent zero-copy (rdma resource) */
 	u64 tx_db_read_resps;	/* Read Responses sent in a doorbell (same) */
+	/* Counters (stats.h): each written by the one context that owns it. */
+	u64 stats[SIW_STAT_QP_NUM];
 	/*
 	 * Lockless, paired by full barriers (siw_tx_kick, siw_tx_run): a
 	 * transmit run is going on; work for it appeared since it last

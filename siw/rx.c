@@ -380,6 +380,10 @@ static void siw_rx_log_peer_term(struct siw_qp *qp)
 		pr_info_ratelimited("siw: %s: QP %u: peer sent Terminate: %s\n",
 				    dev_name(&qp->sdev->base_dev.dev),
 				    qp->base_qp.qp_num, siw_term_name(msg.code));
+		siw_qp_stat_add(qp, siw_term_layer(msg.code) ==
+				SIW_TERM_LAYER_RDMAP ? SIW_STAT_TERM_RX_RDMAP :
+				siw_term_layer(msg.code) == SIW_TERM_LAYER_DDP ?
+				SIW_STAT_TERM_RX_DDP : SIW_STAT_TERM_RX_MPA, 1);
 		trace_siw_terminate(qp->base_qp.qp_num, false,
 				    siw_term_layer(msg.code),
 				    siw_term_etype(msg.code),
@@ -441,6 +445,28 @@ static enum siw_wc_status siw_rx_wc_status(enum siw_rx_wc wc)
 	return SIW_WC_GENERAL_ERR;
 }
 
+/* A complete FPDU, and the message it ends, in the QP's counters. */
+static void siw_rx_count_fpdu(struct siw_qp *qp, const struct siw_hdr *h)
+{
+	static const u8 stat[SIW_RDMAP_NUM] = {
+		[SIW_RDMAP_WRITE] = SIW_STAT_WRITE_RX,
+		[SIW_RDMAP_READ_REQ] = SIW_STAT_READ_REQ_RX,
+		[SIW_RDMAP_READ_RESP] = SIW_STAT_READ_RESP_RX,
+		[SIW_RDMAP_SEND] = SIW_STAT_SEND_RX,
+		[SIW_RDMAP_SEND_INV] = SIW_STAT_SEND_RX,
+		[SIW_RDMAP_SEND_SE] = SIW_STAT_SEND_RX,
+		[SIW_RDMAP_SEND_SE_INV] = SIW_STAT_SEND_RX,
+		[SIW_RDMAP_TERMINATE] = SIW_STAT_QP_NUM,	/* by layer */
+	};
+
+	siw_qp_stat_add(qp, SIW_STAT_FPDU_RX, 1);
+	if (h->opcode >= SIW_RDMAP_NUM || stat[h->opcode] >= SIW_STAT_QP_NUM)
+		return;
+	siw_qp_stat_add(qp, SIW_STAT_BYTES_RX, h->payload_len);
+	if (h->last)
+		siw_qp_stat_add(qp, stat[h->opcode], 1);
+}
+
 /* The FPDU is complete and its CRC good: finish what it ends. */
 static void siw_rx_end(struct siw_qp *qp)
 {
@@ -465,6 +491,7 @@ static void siw_rx_end(struct siw_qp *qp)
 		s.known |= SIW_RX_KNOWS(e.need);
 	}
 
+	siw_rx_count_fpdu(qp, h);
 	memcpy(rx->msn, e.msn, sizeof(rx->msn));
 	rx->mo = e.mo;
 	rx->rtr_await = e.rtr_await;
@@ -472,6 +499,7 @@ static void siw_rx_end(struct siw_qp *qp)
 	if (e.rtr_received) {
 		pr_debug("siw: QP %u: RTR received (%s)\n",
 			 qp->base_qp.qp_num, siw_op_name(h->opcode));
+		siw_qp_stat_add(qp, SIW_STAT_RTR_RX, 1);
 		siw_qp_rtr_received(qp);
 	}
 	if (e.peer_term)
@@ -543,6 +571,8 @@ static void siw_rx_op_end(void *ctx, struct siw_rx_stream *s)
 static void siw_rx_op_fail(void *ctx, struct siw_rx_stream *s,
 			   enum siw_term_code code)
 {
+	if (code == SIW_TERM_MPA_CRC)
+		siw_qp_stat_add((struct siw_qp *)ctx, SIW_STAT_CRC_ERR, 1);
 	siw_rx_terminate(ctx, code);
 }
 

@@ -9,6 +9,8 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/siw-abi.h>
 
+#include "stats.h"
+
 #define SIW_DRV_VERSION		"0.1.0"
 /* The same version as query_device's fw_ver: major << 32 | minor << 16 | patch */
 #define SIW_FW_VER		((0ULL << 32) | (1ULL << 16) | 0ULL)
@@ -82,6 +84,11 @@ struct siw_device {
 	u16 active_speed;
 	u8 active_width;
 	struct siw_knobs knobs;
+	/* Counters (stats.h): destroyed QPs' sums, under stats_lock (a leaf,
+	 * any context); the per-device ones. */
+	spinlock_t stats_lock;
+	u64 stats_retired[SIW_STAT_QP_NUM];
+	atomic64_t stats_dev[SIW_STAT_DEV_NUM];
 };
 
 struct siw_ucontext {

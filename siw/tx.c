@@ -326,6 +326,25 @@ static int siw_tx_batch(struct siw_qp *qp, struct msghdr *msg,
 	return sent;
 }
 
+/* A message's RDMAP opcode, in the QP's counters. Must hold tx_lock. */
+static void siw_tx_count_message(struct siw_qp *qp, u8 opcode)
+{
+	static const u8 stat[SIW_RDMAP_NUM] = {
+		[SIW_RDMAP_WRITE] = SIW_STAT_WRITE_TX,
+		[SIW_RDMAP_READ_REQ] = SIW_STAT_READ_REQ_TX,
+		[SIW_RDMAP_READ_RESP] = SIW_STAT_READ_RESP_TX,
+		[SIW_RDMAP_SEND] = SIW_STAT_SEND_TX,
+		[SIW_RDMAP_SEND_INV] = SIW_STAT_SEND_TX,
+		[SIW_RDMAP_SEND_SE] = SIW_STAT_SEND_TX,
+		[SIW_RDMAP_SEND_SE_INV] = SIW_STAT_SEND_TX,
+		[SIW_RDMAP_TERMINATE] = SIW_STAT_QP_NUM,	/* not here */
+	};
+
+	lockdep_assert_held(&qp->tx_lock);
+	if (opcode < SIW_RDMAP_NUM && stat[opcode] < SIW_STAT_QP_NUM)
+		siw_qp_stat_add(qp, stat[opcode], 1);
+}
+
 static int siw_tx_message(struct siw_qp *qp, struct siw_hdr *h,
 			  struct siw_tx_src *src, struct siw_zc *zc)
 {
@@ -341,6 +360,7 @@ static int siw_tx_message(struct siw_qp *qp, struct siw_hdr *h,
 	/* What the encoder takes from the opcode, for the tracepoint. */
 	h->tagged = op->tagged;
 	h->qn = op->qn;
+	siw_tx_count_message(qp, h->opcode);
 	do {
 		struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
 		unsigned int nkv = 0, batched = 0;
@@ -369,6 +389,8 @@ static int siw_tx_message(struct siw_qp *qp, struct siw_hdr *h,
 			if (!hlen)
 				return -EINVAL;
 			trace_siw_fpdu_tx(qp->base_qp.qp_num, h, f.payload);
+			siw_qp_stat_add(qp, SIW_STAT_FPDU_TX, 1);
+			siw_qp_stat_add(qp, SIW_STAT_BYTES_TX, f.payload);
 			qp->tx_kv[nkv].iov_base = hdr;
 			qp->tx_kv[nkv].iov_len = hlen;
 			nkv++;
@@ -536,6 +558,7 @@ static int siw_tx_rtr(struct siw_qp *qp, u8 type)
 	}
 	pr_debug("siw: QP %u: sending RTR (%s)\n", qp->base_qp.qp_num,
 		 siw_op_name(h.opcode));
+	siw_qp_stat_add(qp, SIW_STAT_RTR_TX, 1);
 	return siw_tx_message(qp, &h, &src, NULL);
 }
 
@@ -579,6 +602,8 @@ static int siw_tx_read_response(struct siw_qp *qp, struct siw_irq_entry *e)
 /* Sends the pending Terminate, once. */
 static void siw_tx_terminate(struct siw_qp *qp)
 {
+	struct siw_hdr th = { .opcode = SIW_RDMAP_TERMINATE, .last = true,
+			      .qn = SIW_QN_TERM };
 	u8 buf[SIW_MPA_LEN_LEN + SIW_TERM_ULPDU_MAX + 8];
 	struct kvec kv;
 	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL | MSG_DONTWAIT };
@@ -596,6 +621,7 @@ static void siw_tx_terminate(struct siw_qp *qp)
 	qp->term_sent = true;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
+	th.msn = qp->tx_msn[SIW_QN_TERM];
 	ulen = siw_term_build(qp->tx_msn[SIW_QN_TERM]++, code,
 			      qp->term_hdr_len ? qp->term_hdr : NULL,
 			      qp->term_hdr_len, buf + SIW_MPA_LEN_LEN,
@@ -611,6 +637,12 @@ static void siw_tx_terminate(struct siw_qp *qp)
 	}
 	len = SIW_MPA_LEN_LEN + ulen;
 	len += siw_fpdu_trailer(buf + len, pad, crc);
+	trace_siw_fpdu_tx(qp->base_qp.qp_num, &th, ulen - SIW_UNTAGGED_HDR_LEN);
+	siw_qp_stat_add(qp, SIW_STAT_FPDU_TX, 1);
+	siw_qp_stat_add(qp, siw_term_layer(code) == SIW_TERM_LAYER_RDMAP ?
+			SIW_STAT_TERM_TX_RDMAP :
+			siw_term_layer(code) == SIW_TERM_LAYER_DDP ?
+			SIW_STAT_TERM_TX_DDP : SIW_STAT_TERM_TX_MPA, 1);
 	trace_siw_terminate(qp->base_qp.qp_num, true, siw_term_layer(code),
 			    siw_term_etype(code), siw_term_ecode(code),
 			    siw_term_name(code), qp->term_hdr,
@@ -1059,6 +1091,8 @@ static void siw_tx_run(struct siw_qp *qp, bool in_doorbell)
 	enum siw_tx_step step;
 
 	lockdep_assert_held(&qp->tx_lock);
+	siw_qp_stat_add(qp, in_doorbell ? SIW_STAT_TX_INLINE_RUNS :
+			SIW_STAT_TX_WORKER_RUNS, 1);
 	WRITE_ONCE(qp->tx_running, true);
 	smp_mb();	/* kickers that miss it are seen by the xchg() below */
 	step = siw_tx_run_queue(qp, in_doorbell);

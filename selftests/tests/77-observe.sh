@@ -1,17 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 # timeout: 600
-# siw's tracepoints (siw/trace.h, Documentation/debugging.rst), between
-# two namespaces over a veth pair: every event is there; an rping of 10
-# verified iterations of 4 KiB, traced, shows the connection's states and
-# MPA frames, its 10 RDMA Reads at every level (work request, Read Request
-# both ways, FPDUs, completion), the QP's states and the flush at its end,
-# in exact counts where rping fixes them; remote access violations
-# (siw_conn_test access) show their Terminates sent and received; with
-# the events off, nothing is recorded.
+# Seeing inside siw (Documentation/debugging.rst), between two namespaces
+# over a veth pair. Tracepoints (siw/trace.h): every event is there; an
+# rping of 10 verified iterations of 4 KiB, traced, shows the connection's
+# states and MPA frames, its 10 RDMA Reads at every level (work request,
+# Read Request both ways, FPDUs, completion), the QP's states and the
+# flush at its end, in exact counts where rping fixes them; remote access
+# violations (siw_conn_test access) show their Terminates sent and
+# received; with the events off, nothing is recorded. Counters (`rdma
+# statistic show link`, stats.c): the same rping moves each message
+# counter of both devices by exactly what rping sends, the payload bytes
+# by exactly its bytes, the FPDU counters by exactly the FPDUs the trace
+# saw, and the connection counters by one; the Terminates by layer.
 . "$(dirname "$0")/lib.sh"
-plan 30
-require rping rdma
+plan 52
+require rping rdma python3
 at_exit 'echo 0 > "$T/events/siw/enable" 2>/dev/null; pkill -9 -x rping; cleanup_netns'
 
 T=/sys/kernel/tracing
@@ -66,8 +70,46 @@ count() {
 	fi
 }
 
-# 1. rping: 10 iterations of 4 KiB; its server reads 10 times.
+# stats DEV: every counter of DEV's port 1 (rdma statistic), "name value"
+# per line.
+stats() {
+	rdma -j statistic show link "$1/1" 2>/dev/null | python3 -c '
+import json, sys
+for entry in json.load(sys.stdin):
+    for k, v in entry.items():
+        if isinstance(v, int) and k not in ("ifindex", "port"):
+            print(k, v)'
+}
+stat() { stats "$1" | awk -v n="$2" '$1 == n { print $2 }'; }
+stats_save() { stats "$1" > "$2"; }
+# delta DESC DEV NAME N: the counter moved by exactly N since stats_save.
+delta() {
+	local desc=$1 dev=$2 name=$3 n=$4 before now
+	before=$(awk -v n="$name" '$1 == n { print $2 }' "/tmp/stats-$dev.$$")
+	now=$(stat "$dev" "$name")
+	if [ -n "$before" ] && [ -n "$now" ] && [ $((now - before)) = "$n" ]; then
+		ok "$desc: $dev $name +$n"
+	else
+		fail "$desc: $dev $name +$n" "before '${before}', now '${now}'" \
+			"$(rdma statistic show link "$dev/1" 2>&1)"
+	fi
+}
+
+check "rdma statistic lists siw's counters" \
+	sh -c "rdma statistic show link siw_a/1 | grep -q 'fpdus_sent [0-9]'"
+n=$(stats siw_a | wc -l)
+if [ "$n" = 32 ]; then
+	ok "rdma -j statistic gives all 32 counters"
+else
+	fail "rdma -j statistic gives all 32 counters" "$n: $(stats siw_a | tr '\n' ' ')"
+fi
+
+# 1. rping: 10 iterations of 4 KiB. Its client sends twice per
+# iteration (16-byte buffer descriptions), its server twice, and the
+# server reads the client's buffer once and writes it once.
 tr=/tmp/trace-rping.$$
+stats_save siw_a /tmp/stats-siw_a.$$
+stats_save siw_b /tmp/stats-siw_b.$$
 trace_start
 client_server "traced: rping -V -C 10 -S 4096" 240 \
 	"rping -s -a $addr -V -C 10 -S 4096" "rping -c -a $addr -V -C 10 -S 4096"
@@ -111,8 +153,42 @@ count "both QPs went to ERR at the end" "$tr" \
 count "the receives left posted were flushed" "$tr" \
 	'siw_flush: qp [0-9]+ RQ: [1-9][0-9]* flushed' -ge 1
 
+# The same run in the counters: siw_a is the server's device, siw_b the
+# client's.
+for d in siw_a siw_b; do
+	delta "rping" $d sends_sent 20
+	delta "rping" $d sends_received 20
+	delta "rping" $d connections_established 1
+	delta "rping" $d mpa_rev2_connections 1
+	delta "rping" $d payload_bytes_sent $((20 * 16 + 10 * 4096))
+done
+delta "rping" siw_a read_requests_sent 10
+delta "rping" siw_a writes_sent 10
+delta "rping" siw_a read_responses_received 10
+delta "rping" siw_b read_requests_received 10
+delta "rping" siw_b read_responses_sent 10
+delta "rping" siw_b writes_received 10
+# FPDUs: counters and tracepoints must agree, both devices together.
+fpdus() { # NAME: the sum of both devices' deltas
+	local a b
+	a=$(( $(stat siw_a "$1") - $(awk -v n="$1" '$1 == n { print $2 }' /tmp/stats-siw_a.$$) ))
+	b=$(( $(stat siw_b "$1") - $(awk -v n="$1" '$1 == n { print $2 }' /tmp/stats-siw_b.$$) ))
+	echo $((a + b))
+}
+for dir in sent:tx received:rx; do
+	n=$(fpdus "fpdus_${dir%%:*}")
+	t=$(grep -c "siw_fpdu_${dir##*:}:" "$tr")
+	if [ "$n" = "$t" ] && [ "$n" -gt 0 ]; then
+		ok "fpdus_${dir%%:*} moved by the FPDUs traced ($n)"
+	else
+		fail "fpdus_${dir%%:*} moved by the FPDUs traced" "counters $n, trace $t"
+	fi
+done
+
 # 2. Remote access violations end in Terminates, both ways.
 tr2=/tmp/trace-access.$$
+stats_save siw_a /tmp/stats-siw_a.$$
+stats_save siw_b /tmp/stats-siw_b.$$
 trace_start
 tap_prog "traced: siw_conn_test access" \
 	timeout 240 "$prog" -a $addr -S "$NS1" -C "$NS2" access
@@ -121,6 +197,17 @@ count "Terminates sent, RDMAP layer, with the offending header" "$tr2" \
 	'siw_terminate: qp [0-9]+ sent RDMAP type [0-9] code 0x[0-9a-f]{2} \(.+\) hdr [0-9a-f]{8}' -ge 1
 count "Terminates received" "$tr2" \
 	'siw_terminate: qp [0-9]+ received RDMAP ' -ge 1
+# Each Terminate traced is counted once, by its layer, on one device.
+for dir in sent received; do
+	n=$(( $(fpdus terminates_${dir}_rdmap) + $(fpdus terminates_${dir}_ddp) +
+	      $(fpdus terminates_${dir}_mpa) ))
+	t=$(grep -c "siw_terminate: qp [0-9]* $dir " "$tr2")
+	if [ "$n" = "$t" ] && [ "$n" -gt 0 ]; then
+		ok "terminates_${dir}_* moved by the Terminates traced ($n)"
+	else
+		fail "terminates_${dir}_* moved by the Terminates traced" "counters $n, trace $t"
+	fi
+done
 
 # 3. Events off: the same kind of traffic records nothing.
 echo 0 > $T/events/siw/enable
@@ -128,4 +215,4 @@ echo > $T/trace
 client_server "untraced: rping -V -C 2" 240 \
 	"rping -s -a $addr -V -C 2" "rping -c -a $addr -V -C 2"
 count "with the events off, no siw event is recorded" $T/trace ' siw_' -eq 0
-rm -f "$tr" "$tr2"
+rm -f "$tr" "$tr2" /tmp/stats-siw_a.$$ /tmp/stats-siw_b.$$

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+/*
+ * Counters through the RDMA core's hardware statistics (stats.h):
+ * `rdma statistic show link DEV/1` lists them for the device.
+ */
+#include <linux/tcp.h>
+#include <rdma/ib_verbs.h>
+
+#include "siw.h"
+#include "qp.h"
+#include "stats.h"
+
+static const struct rdma_stat_desc siw_stat_descs[SIW_STAT_NUM] = {
+	[SIW_STAT_FPDU_TX] = { .name = "fpdus_sent" },
+	[SIW_STAT_BYTES_TX] = { .name = "payload_bytes_sent" },
+	[SIW_STAT_SEND_TX] = { .name = "sends_sent" },
+	[SIW_STAT_WRITE_TX] = { .name = "writes_sent" },
+	[SIW_STAT_READ_REQ_TX] = { .name = "read_requests_sent" },
+	[SIW_STAT_READ_RESP_TX] = { .name = "read_responses_sent" },
+	[SIW_STAT_TERM_TX_RDMAP] = { .name = "terminates_sent_rdmap" },
+	[SIW_STAT_TERM_TX_DDP] = { .name = "terminates_sent_ddp" },
+	[SIW_STAT_TERM_TX_MPA] = { .name = "terminates_sent_mpa" },
+	[SIW_STAT_RTR_TX] = { .name = "rtrs_sent" },
+	[SIW_STAT_TX_WORKER_RUNS] = { .name = "tx_worker_runs" },
+	[SIW_STAT_TX_INLINE_RUNS] = { .name = "tx_inline_runs" },
+	[SIW_STAT_FPDU_RX] = { .name = "fpdus_received" },
+	[SIW_STAT_BYTES_RX] = { .name = "payload_bytes_received" },
+	[SIW_STAT_SEND_RX] = { .name = "sends_received" },
+	[SIW_STAT_WRITE_RX] = { .name = "writes_received" },
+	[SIW_STAT_READ_REQ_RX] = { .name = "read_requests_received" },
+	[SIW_STAT_READ_RESP_RX] = { .name = "read_responses_received" },
+	[SIW_STAT_CRC_ERR] = { .name = "crc_errors" },
+	[SIW_STAT_TERM_RX_RDMAP] = { .name = "terminates_received_rdmap" },
+	[SIW_STAT_TERM_RX_DDP] = { .name = "terminates_received_ddp" },
+	[SIW_STAT_TERM_RX_MPA] = { .name = "terminates_received_mpa" },
+	[SIW_STAT_RTR_RX] = { .name = "rtrs_received" },
+	[SIW_STAT_RETRANS_BYTES] = { .name = "tcp_retransmitted_bytes" },
+	[SIW_STAT_CONN_ESTABLISHED] = { .name = "connections_established" },
+	[SIW_STAT_CONN_REJECTED] = { .name = "connections_rejected" },
+	[SIW_STAT_CONN_TIMEOUT] = { .name = "connections_timed_out" },
+	[SIW_STAT_CONN_RESET] = { .name = "connections_reset" },
+	[SIW_STAT_MPA_REV1] = { .name = "mpa_rev1_connections" },
+	[SIW_STAT_MPA_REV2] = { .name = "mpa_rev2_connections" },
+	[SIW_STAT_MPA_CRC_ON] = { .name = "mpa_crc_connections" },
+	[SIW_STAT_MPA_CRC_OFF] = { .name = "mpa_no_crc_connections" },
+};
+
+const char *siw_stat_name(enum siw_stat idx)
+{
+	return idx < SIW_STAT_NUM ? siw_stat_descs[idx].name : "unknown";
+}
+
+void siw_dev_stat_inc(struct siw_device *sdev, enum siw_stat idx)
+{
+	if (WARN_ON_ONCE(idx < SIW_STAT_QP_NUM || idx >= SIW_STAT_NUM))
+		return;
+	atomic64_inc(&sdev->stats_dev[idx - SIW_STAT_QP_NUM]);
+}
+
+/* TCP's retransmitted bytes of the QP's socket. Must hold state_lock. */
+static u64 siw_qp_sock_retrans(struct siw_qp *qp)
+{
+	lockdep_assert_held(&qp->state_lock);
+	return qp->sock && qp->sock->sk ?
+	       READ_ONCE(tcp_sk(qp->sock->sk)->bytes_retrans) : 0;
+}
+
+/* One counter of a QP, with what its socket has now. */
+u64 siw_qp_stat_read(struct siw_qp *qp, enum siw_stat idx)
+{
+	unsigned long flags;
+	u64 v;
+
+	if (idx >= SIW_STAT_QP_NUM)
+		return 0;
+	v = READ_ONCE(qp->stats[idx]);
+	if (idx == SIW_STAT_RETRANS_BYTES) {
+		spin_lock_irqsave(&qp->state_lock, flags);
+		v += siw_qp_sock_retrans(qp);
+		spin_unlock_irqrestore(&qp->state_lock, flags);
+	}
+	return v;
+}
+
+/*
+ * The QP is about to go, its data path quiet: its counts move to the
+ * device's retired sum.
+ */
+void siw_stats_qp_retire(struct siw_qp *qp)
+{
+	struct siw_device *sdev = qp->sdev;
+	unsigned long flags;
+	int i;
+
+	spin_lock_irqsave(&sdev->stats_lock, flags);
+	for (i = 0; i < SIW_STAT_QP_NUM; i++)
+		sdev->stats_retired[i] += siw_qp_stat_read(qp, i);
+	spin_unlock_irqrestore(&sdev->stats_lock, flags);
+}
+
+struct rdma_hw_stats *siw_alloc_hw_port_stats(struct ib_device *ibdev,
+					      u32 port)
+{
+	return rdma_alloc_hw_stats_struct(siw_stat_descs, SIW_STAT_NUM,
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+int siw_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		     u32 port, int index)
+{
+	struct siw_device *sdev = to_siw_dev(ibdev);
+	struct siw_qp *qp;
+	unsigned long flags, qpn;
+	int i;
+
+	spin_lock_irqsave(&sdev->stats_lock, flags);
+	for (i = 0; i < SIW_STAT_QP_NUM; i++)
+		stats->value[i] = sdev->stats_retired[i];
+	spin_unlock_irqrestore(&sdev->stats_lock, flags);
+	/* Live QPs stay while the xarray's lock is held (siw_destroy_qp). */
+	xa_lock_irqsave(&sdev->qp_xa, flags);
+	xa_for_each(&sdev->qp_xa, qpn, qp)
+		for (i = 0; i < SIW_STAT_QP_NUM; i++)
+			stats->value[i] += siw_qp_stat_read(qp, i);
+	xa_unlock_irqrestore(&sdev->qp_xa, flags);
+	for (i = SIW_STAT_QP_NUM; i < SIW_STAT_NUM; i++)
+		stats->value[i] =
+			atomic64_read(&sdev->stats_dev[i - SIW_STAT_QP_NUM]);
+	return SIW_STAT_NUM;
+}
