@@ -70,18 +70,9 @@ count() {
 	fi
 }
 
-# stats DEV: every counter of DEV's port 1 (rdma statistic), "name value"
-# per line.
-stats() {
-	rdma -j statistic show link "$1/1" 2>/dev/null | python3 -c '
-import json, sys
-for entry in json.load(sys.stdin):
-    for k, v in entry.items():
-        if isinstance(v, int) and k not in ("ifindex", "port"):
-            print(k, v)'
-}
-stat() { stats "$1" | awk -v n="$2" '$1 == n { print $2 }'; }
-stats_save() { stats "$1" > "$2"; }
+stats() { siw_stats "$1"; }
+stat() { siw_stats "$1" | awk -v n="$2" '$1 == n { print $2 }'; }
+stats_save() { siw_stats "$1" > "$2"; }
 # delta DESC DEV NAME N: the counter moved by exactly N since stats_save.
 delta() {
 	local desc=$1 dev=$2 name=$3 n=$4 before now

@@ -9,10 +9,10 @@
 # with each RTR type, and p2p with a first frame that is not the RTR. The kernel log must stay clean (rate
 # limited lines about the peer only) and siw must unload afterwards.
 . "$(dirname "$0")/lib.sh"
-# 3 cases of set-up, 1 per MPA mode and 4 more per captured mode, 2 at
-# the end.
-plan 24
-require rdma tcpdump
+# 3 cases of set-up, 2 per MPA mode (the cases, the counters) and 4 more
+# per captured mode, 2 at the end.
+plan 35
+require rdma tcpdump python3
 addr=192.0.2.1
 . "$(dirname "$0")/capture.sh"
 require_output_share
@@ -42,9 +42,26 @@ for mode in "" "-c" "-1" "-1 -c" "-p 2" "-p 4" "-p 1" "-p 4 -c" \
 		rm -f "/tmp/$name.pcap" "$SIW_OUT/$name.pcap" "$SIW_OUT/$name.expect"
 		start_capture "$name" "/tmp/$name.pcap"
 	fi
+	siw_stats siw_a > /tmp/hostile-stats.$$
 	tap_prog "siw_hostile${mode:+ $mode}" \
 		timeout 300 "$prog" -a $addr -S "$NS1" -C "$NS2" $mode
 	cp "$TAP_LOG" "$out"
+	# siw_a's counters: one Terminate per case that expects one, by
+	# layer, and one CRC error per case that expects that Terminate.
+	bad=
+	for l in 0:rdmap 1:ddp 2:mpa; do
+		want=$(grep -c "^# expect-terminate .* layer ${l%%:*} " "$out")
+		got=$(stats_delta /tmp/hostile-stats.$$ siw_a terminates_sent_${l##*:})
+		[ "$want" = "$got" ] || bad="$bad terminates_sent_${l##*:} +$got, expected +$want;"
+	done
+	want=$(grep -c "^# expect-terminate .* layer 2 etype 0 code 2 " "$out")
+	got=$(stats_delta /tmp/hostile-stats.$$ siw_a crc_errors)
+	[ "$want" = "$got" ] || bad="$bad crc_errors +$got, expected +$want;"
+	if [ -z "$bad" ]; then
+		ok "siw_hostile${mode:+ $mode}: siw_a's Terminate and CRC counters moved by the cases' Terminates"
+	else
+		fail "siw_hostile${mode:+ $mode}: siw_a's Terminate and CRC counters moved by the cases' Terminates" "$bad"
+	fi
 	if [ -n "$name" ]; then
 		end_capture "$name" "/tmp/$name.pcap"
 		if stop_capture >/dev/null; then
@@ -57,6 +74,6 @@ for mode in "" "-c" "-1" "-1 -c" "-p 2" "-p 4" "-p 1" "-p 4 -c" \
 		rm -f "/tmp/$name.pcap"
 	fi
 done
-rm -f "$out"
+rm -f "$out" /tmp/hostile-stats.$$
 check_wait "no QP, CQ, MR or PD is left" 10 no_siw_resources
 check "modprobe -r siw" modprobe -r siw

@@ -367,3 +367,23 @@ no_siw_resources() {
 	echo "$left"
 	return 1
 }
+
+# siw_stats DEV: every counter of DEV's port 1 (rdma statistic), one
+# "name value" per line.
+siw_stats() {
+	rdma -j statistic show link "$1/1" 2>/dev/null | python3 -c '
+import json, sys
+for entry in json.load(sys.stdin):
+    for k, v in entry.items():
+        if isinstance(v, int) and k not in ("ifindex", "port"):
+            print(k, v)'
+}
+
+# stats_delta BEFORE_FILE DEV NAME: how far DEV's counter NAME moved since
+# siw_stats wrote BEFORE_FILE.
+stats_delta() {
+	local before now
+	before=$(awk -v n="$3" '$1 == n { print $2 }' "$1")
+	now=$(siw_stats "$2" | awk -v n="$3" '$1 == n { print $2 }')
+	echo $((${now:-0} - ${before:-0}))
+}
