@@ -616,6 +616,7 @@ static void siw_cep_deliver_request(struct siw_cep *cep, struct siw_cep *lcep)
 	siw_cep_put(lcep);	/* the caller's reference */
 	/* iw_cm did not take it: end it, the owner reference goes too. */
 	if (err) {
+		siw_cm_count_failure(cep, err);
 		cep->abrupt = true;
 		siw_cep_teardown(cep);
 	}
@@ -667,6 +668,7 @@ int siw_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 	return 0;
 
 err_teardown:
+	siw_cm_count_failure(cep, err);
 	cep->abrupt = true;
 	siw_cep_teardown(cep);
 out_unlock:
@@ -910,6 +912,7 @@ int siw_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 	return 0;
 
 err_teardown:
+	siw_cm_count_failure(cep, err);
 	cep->abrupt = true;
 	siw_cep_teardown(cep);
 	siw_cep_unlock(cep);

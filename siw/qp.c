@@ -88,7 +88,7 @@ struct siw_qp *siw_qp_lookup(struct siw_device *sdev, u32 qpn)
 
 	xa_lock(&sdev->qp_xa);
 	qp = xa_load(&sdev->qp_xa, qpn);
-	if (qp && !refcount_inc_not_zero(&qp->ref))
+	if (qp && (qp->dying || !refcount_inc_not_zero(&qp->ref)))
 		qp = NULL;
 	xa_unlock(&sdev->qp_xa);
 	return qp;
@@ -272,13 +272,23 @@ int siw_destroy_qp(struct ib_qp *base_qp, struct ib_udata *udata)
 	struct siw_device *sdev = qp->sdev;
 
 	siw_qp_fatal(qp, 0);
-	xa_erase(&sdev->qp_xa, base_qp->qp_num);
+	/*
+	 * No new lookup finds it from here on; it stays in the xarray, and
+	 * its counters in the device's sums, until they move to the retired
+	 * sum below, in one step for readers (siw_get_hw_stats).
+	 */
+	xa_lock(&sdev->qp_xa);
+	qp->dying = true;
+	xa_unlock(&sdev->qp_xa);
 	/* Wait for the connection manager and the data path to let go. */
 	siw_tx_quiesce(qp);
 	siw_zc_qp_release(qp);
 	siw_qp_put(qp);
 	wait_for_completion(&qp->released);
+	xa_lock(&sdev->qp_xa);
+	__xa_erase(&sdev->qp_xa, base_qp->qp_num);
 	siw_stats_qp_retire(qp);
+	xa_unlock(&sdev->qp_xa);
 	siw_qp_free_tx(qp);
 
 	if (qp->rq_umap)

@@ -229,6 +229,7 @@ struct siw_qp {
 	u64 tx_db_read_resps;	/* Read Responses sent in a doorbell (same) */
 	/* Counters (stats.h): each written by the one context that owns it. */
 	u64 stats[SIW_STAT_QP_NUM];
+	bool dying;		/* being destroyed: lookups fail. qp_xa's lock */
 	/*
 	 * Lockless, paired by full barriers (siw_tx_kick, siw_tx_run): a
 	 * transmit run is going on; work for it appeared since it last

@@ -384,12 +384,13 @@ static void siw_rx_log_peer_term(struct siw_qp *qp)
 				SIW_TERM_LAYER_RDMAP ? SIW_STAT_TERM_RX_RDMAP :
 				siw_term_layer(msg.code) == SIW_TERM_LAYER_DDP ?
 				SIW_STAT_TERM_RX_DDP : SIW_STAT_TERM_RX_MPA, 1);
-		trace_siw_terminate(qp->base_qp.qp_num, false,
-				    siw_term_layer(msg.code),
-				    siw_term_etype(msg.code),
-				    siw_term_ecode(msg.code),
-				    siw_term_name(msg.code), msg.ddp_hdr,
-				    msg.ddp_hdr ? msg.ddp_hdr_len : 0);
+		if (trace_siw_terminate_enabled())
+			trace_siw_terminate(qp->base_qp.qp_num, false,
+					    siw_term_layer(msg.code),
+					    siw_term_etype(msg.code),
+					    siw_term_ecode(msg.code),
+					    siw_term_name(msg.code), msg.ddp_hdr,
+					    msg.ddp_hdr ? msg.ddp_hdr_len : 0);
 	} else {
 		pr_info_ratelimited("siw: %s: QP %u: peer sent a malformed Terminate\n",
 				    dev_name(&qp->sdev->base_dev.dev),

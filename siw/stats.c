@@ -73,28 +73,33 @@ u64 siw_qp_stat_read(struct siw_qp *qp, enum siw_stat idx)
 
 	if (idx >= SIW_STAT_QP_NUM)
 		return 0;
-	v = READ_ONCE(qp->stats[idx]);
-	if (idx == SIW_STAT_RETRANS_BYTES) {
-		spin_lock_irqsave(&qp->state_lock, flags);
-		v += siw_qp_sock_retrans(qp);
-		spin_unlock_irqrestore(&qp->state_lock, flags);
-	}
+	if (idx != SIW_STAT_RETRANS_BYTES)
+		return READ_ONCE(qp->stats[idx]);
+	/* Under the lock that folds the socket's count in at disconnect. */
+	spin_lock_irqsave(&qp->state_lock, flags);
+	v = qp->stats[idx] + siw_qp_sock_retrans(qp);
+	spin_unlock_irqrestore(&qp->state_lock, flags);
 	return v;
 }
 
 /*
  * The QP is about to go, its data path quiet: its counts move to the
- * device's retired sum.
+ * device's retired sum. Must hold qp_xa's lock, under which the QP
+ * leaves the xarray, so that readers see it in one sum or the other.
  */
 void siw_stats_qp_retire(struct siw_qp *qp)
 {
 	struct siw_device *sdev = qp->sdev;
+	u64 v[SIW_STAT_QP_NUM];
 	unsigned long flags;
 	int i;
 
+	lockdep_assert_held(&sdev->qp_xa.xa_lock);
+	for (i = 0; i < SIW_STAT_QP_NUM; i++)
+		v[i] = siw_qp_stat_read(qp, i);
 	spin_lock_irqsave(&sdev->stats_lock, flags);
 	for (i = 0; i < SIW_STAT_QP_NUM; i++)
-		sdev->stats_retired[i] += siw_qp_stat_read(qp, i);
+		sdev->stats_retired[i] += v[i];
 	spin_unlock_irqrestore(&sdev->stats_lock, flags);
 }
 
@@ -113,16 +118,19 @@ int siw_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	unsigned long flags, qpn;
 	int i;
 
+	/*
+	 * Under the xarray's lock a QP is in the xarray or in the retired
+	 * sum, never both or neither (siw_stats_qp_retire), and stays.
+	 */
+	xa_lock(&sdev->qp_xa);
 	spin_lock_irqsave(&sdev->stats_lock, flags);
 	for (i = 0; i < SIW_STAT_QP_NUM; i++)
 		stats->value[i] = sdev->stats_retired[i];
 	spin_unlock_irqrestore(&sdev->stats_lock, flags);
-	/* Live QPs stay while the xarray's lock is held (siw_destroy_qp). */
-	xa_lock_irqsave(&sdev->qp_xa, flags);
 	xa_for_each(&sdev->qp_xa, qpn, qp)
 		for (i = 0; i < SIW_STAT_QP_NUM; i++)
 			stats->value[i] += siw_qp_stat_read(qp, i);
-	xa_unlock_irqrestore(&sdev->qp_xa, flags);
+	xa_unlock(&sdev->qp_xa);
 	for (i = SIW_STAT_QP_NUM; i < SIW_STAT_NUM; i++)
 		stats->value[i] =
 			atomic64_read(&sdev->stats_dev[i - SIW_STAT_QP_NUM]);

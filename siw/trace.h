@@ -108,8 +108,8 @@ SIW_TRACE_QP_STATES
 SIW_TRACE_RDMAP_OPS
 SIW_TRACE_WR_OPS
 SIW_TRACE_WC_STATUS
-SIW_TRACE_TERM_LAYERS
 SIW_TRACE_QUEUES
+/* The Terminate layers are plain numbers (#defines): nothing to export. */
 #undef EM
 #undef EMe
 #define EM(a, b)	{ a, b },
@@ -394,7 +394,7 @@ TRACE_EVENT(siw_terminate,
 		  __entry->qpn, __entry->sent ? "sent" : "received",
 		  siw_show_term_layer(__entry->layer), __entry->etype,
 		  __entry->ecode, __get_str(name),
-		  __print_hex(__entry->hdr, __entry->hdr_len))
+		  __print_hex_str(__entry->hdr, __entry->hdr_len))
 );
 
 /* A QP state change, and what caused it. */

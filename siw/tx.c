@@ -559,6 +559,9 @@ static int siw_tx_rtr(struct siw_qp *qp, u8 type)
 	pr_debug("siw: QP %u: sending RTR (%s)\n", qp->base_qp.qp_num,
 		 siw_op_name(h.opcode));
 	siw_qp_stat_add(qp, SIW_STAT_RTR_TX, 1);
+	if (h.opcode == SIW_RDMAP_READ_REQ)
+		trace_siw_read_request(qp->base_qp.qp_num, SIW_TRACE_ORQ,
+				       &h.rreq);
 	return siw_tx_message(qp, &h, &src, NULL);
 }
 
@@ -637,16 +640,17 @@ static void siw_tx_terminate(struct siw_qp *qp)
 	}
 	len = SIW_MPA_LEN_LEN + ulen;
 	len += siw_fpdu_trailer(buf + len, pad, crc);
-	trace_siw_fpdu_tx(qp->base_qp.qp_num, &th, ulen - SIW_UNTAGGED_HDR_LEN);
+	trace_siw_fpdu_tx(qp->base_qp.qp_num, &th, ulen - SIW_TERM_HDR_LEN);
 	siw_qp_stat_add(qp, SIW_STAT_FPDU_TX, 1);
 	siw_qp_stat_add(qp, siw_term_layer(code) == SIW_TERM_LAYER_RDMAP ?
 			SIW_STAT_TERM_TX_RDMAP :
 			siw_term_layer(code) == SIW_TERM_LAYER_DDP ?
 			SIW_STAT_TERM_TX_DDP : SIW_STAT_TERM_TX_MPA, 1);
-	trace_siw_terminate(qp->base_qp.qp_num, true, siw_term_layer(code),
-			    siw_term_etype(code), siw_term_ecode(code),
-			    siw_term_name(code), qp->term_hdr,
-			    qp->term_hdr_len);
+	if (trace_siw_terminate_enabled())
+		trace_siw_terminate(qp->base_qp.qp_num, true,
+				    siw_term_layer(code), siw_term_etype(code),
+				    siw_term_ecode(code), siw_term_name(code),
+				    qp->term_hdr, qp->term_hdr_len);
 	kv.iov_base = buf;
 	kv.iov_len = len;
 	kernel_sendmsg(qp->sock, &msg, &kv, 1, len);
@@ -802,13 +806,6 @@ static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 		return SIW_TX_DEFER;
 	pr_debug("siw: QP %u: sqe %u opcode %u flags 0x%x num_sge %u\n",
 		 qp->base_qp.qp_num, pos, sqe.opcode, sqe.flags, sqe.num_sge);
-	if (trace_siw_wqe_start_enabled())
-		trace_siw_wqe_start(qp->base_qp.qp_num, SIW_TRACE_SQ, pos,
-				    sqe.id, sqe.opcode,
-				    (sqe.opcode == SIW_OP_READ ||
-				     sqe.opcode == SIW_OP_READ_LOCAL_INV) ?
-				    (sqe.num_sge ? sqe.sge[0].length : 0) :
-				    siw_sqe_payload(&sqe));
 
 	if (sqe.opcode == SIW_OP_READ || sqe.opcode == SIW_OP_READ_LOCAL_INV) {
 		spin_lock_irqsave(&qp->orq_lock, flags);
@@ -827,6 +824,14 @@ static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	qp->sq_next++;
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	/* Started: not before, where ORD or a fence may hold it back. */
+	if (trace_siw_wqe_start_enabled())
+		trace_siw_wqe_start(qp->base_qp.qp_num, SIW_TRACE_SQ, pos,
+				    sqe.id, sqe.opcode,
+				    (sqe.opcode == SIW_OP_READ ||
+				     sqe.opcode == SIW_OP_READ_LOCAL_INV) ?
+				    (sqe.num_sge ? sqe.sge[0].length : 0) :
+				    siw_sqe_payload(&sqe));
 
 	switch (sqe.opcode) {
 	case SIW_OP_SEND:
