@@ -84,8 +84,10 @@ struct siw_device {
 	u16 active_speed;
 	u8 active_width;
 	struct siw_knobs knobs;
-	/* Counters (stats.h): destroyed QPs' sums, under stats_lock (a leaf,
-	 * any context); the per-device ones. */
+	/*
+	 * Counters (stats.h): destroyed QPs' sums, under stats_lock (a leaf,
+	 * see stats.c); the per-device ones, atomics.
+	 */
 	spinlock_t stats_lock;
 	u64 stats_retired[SIW_STAT_QP_NUM];
 	atomic64_t stats_dev[SIW_STAT_DEV_NUM];
