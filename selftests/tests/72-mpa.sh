@@ -11,10 +11,12 @@
 # Each connection moves a Send, a Write and a Read with their data checked,
 # and both QPs report what was negotiated (rdma resource show qp -dd).
 # Also: a silent peer cannot hold a connection attempt past the timeout.
+# The connection counters (rdma statistic) follow: a refused connection is
+# counted on both devices, a timed-out one on the device that waited.
 . "$(dirname "$0")/lib.sh"
 # 25 cases of parameters and knobs, 30 connections, 7 more.
-plan 63
-require rdma rping busybox
+plan 67
+require rdma rping busybox python3
 at_exit cleanup_netns
 
 prog=$SIW_DIR/userspace/siw_conn_test
@@ -90,7 +92,16 @@ conn "p2p read, crc required" "2 2 1 4" "2 0 1 4" "2 1 read"
 conn "p2p initiator only"    "2 0 0 6" "2 0 1 6" "2 0 none"
 conn "p2p responder only"    "2 0 1 6" "2 0 0 6" "2 0 none"
 conn "p2p with a rev 1 peer" "2 0 1 6" "1 0 1 6" "1 0 none"
+siw_stats siw_a > /tmp/mpa-a.$$
+siw_stats siw_b > /tmp/mpa-b.$$
 conn "p2p no common rtr"     "2 0 1 4" "2 0 1 1" refused
+refused_counted() {
+	[ "$(stats_delta /tmp/mpa-a.$$ siw_a connections_rejected)" = 1 ] &&
+	[ "$(stats_delta /tmp/mpa-b.$$ siw_b connections_rejected)" = 1 ] &&
+	[ "$(stats_delta /tmp/mpa-a.$$ siw_a connections_established)" = 0 ]
+}
+check "refused: connections_rejected +1 on both devices, none established" \
+	refused_counted
 conn "gso both"              "2 0 0 6 1" "2 0 0 6 1" "2 0 none 1"
 conn "gso responder off"     "2 0 0 6 0" "2 0 0 6 1" "2 0 none 0"
 conn "gso initiator off"     "2 0 0 6 1" "2 0 0 6 0" "2 0 none 0"
@@ -108,6 +119,7 @@ set_dev siw_b 2 0 0 6
 # A silent responder: TCP accepts, no MPA reply ever comes. (The sleep
 # only holds nc's input open: nc answers nothing while it waits.)
 knob siw_b timeout_ms 2000
+siw_stats siw_b > /tmp/mpa-b.$$
 n1 sh -c 'sleep 100 | busybox nc -l -p 7999' > /dev/null 2>&1 &
 nc_pid=$!
 wait_for 10 sh -c "ip netns exec $NS1 ss -ltnH | grep -q ':7999 '"
@@ -116,6 +128,8 @@ check_fails "a silent responder: the connect fails (rping -c)" \
 	n2 timeout 60 rping -c -a 192.0.2.1 -p 7999 -C 1
 took=$(( $(date +%s) - start ))
 check "... within the 2 s timeout plus slack (took ${took}s)" test "$took" -lt 30
+check "... counted: siw_b connections_timed_out +1" \
+	test "$(stats_delta /tmp/mpa-b.$$ siw_b connections_timed_out)" = 1
 pkill -9 -f 'sleep 100' 2>/dev/null
 pkill -9 -f 'busybox nc' 2>/dev/null
 wait $nc_pid 2>/dev/null
@@ -124,6 +138,7 @@ wait $nc_pid 2>/dev/null
 # (the sleep holds nc's input open); the listener's side closes it once
 # the timeout has passed.
 knob siw_a timeout_ms 5000
+siw_stats siw_a > /tmp/mpa-a.$$
 n1 rping -s -a 192.0.2.1 -p 7998 -C 1 > /dev/null 2>&1 &
 rp_pid=$!
 wait_for 10 sh -c "ip netns exec $NS1 ss -ltnH | grep -q ':7998 '"
@@ -135,6 +150,8 @@ start=$(date +%s)
 check_wait "... and closed by the listener's 5 s timeout (30 s allowed)" 30 \
 	sh -c "! ip netns exec $NS2 ss -tnH state established dst 192.0.2.1:7998 | grep -q ."
 echo "# closed after $(( $(date +%s) - start ))s"
+check "... counted: siw_a connections_timed_out +1" \
+	test "$(stats_delta /tmp/mpa-a.$$ siw_a connections_timed_out)" = 1
 # n1/n2 are functions: $! is a subshell, so end the programs by name.
 pkill -9 -f 'rping -s -a 192.0.2.1 -p 7998' 2>/dev/null
 pkill -9 -f 'sleep 100' 2>/dev/null
@@ -142,6 +159,7 @@ pkill -9 -f 'busybox nc' 2>/dev/null
 wait $rp_pid $nc_pid 2>/dev/null
 knob siw_a timeout_ms 10000
 knob siw_b timeout_ms 10000
+rm -f /tmp/mpa-a.$$ /tmp/mpa-b.$$
 
 check_wait "no QP, CQ, MR or PD is left" 10 no_siw_resources
 check "modprobe -r siw" modprobe -r siw
