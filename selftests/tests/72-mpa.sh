@@ -15,7 +15,7 @@
 # counted on both devices, a timed-out one on the device that waited.
 . "$(dirname "$0")/lib.sh"
 # 25 cases of parameters and knobs, 30 connections, 7 more.
-plan 67
+plan 66
 require rdma rping busybox python3
 at_exit cleanup_netns
 
