@@ -200,19 +200,22 @@ twovm)
 		done
 	fi
 	sock=$out/net.sock
-	rm -f "$sock" "$out"/vm*/done "$out"/vm*/barrier-*
 	share=$out
-	boot_guest siw-vm1 "$out/vm1" $gmode "SIW_VM=1 $genv" \
-		-netdev stream,id=n0,server=on,addr.type=unix,addr.path="$sock" \
-		-device virtio-net-pci,netdev=n0,mac=52:54:00:00:02:01 &
-	qemu=$!
-	# Guest 2's netdev connects once, at start: wait for guest 1's
-	# socket (seconds, on a loaded machine).
-	for _ in $(seq 600); do [ -S "$sock" ] && break; sleep 0.1; done
-	boot_guest siw-vm2 "$out/vm2" $gmode "SIW_VM=2 $genv" \
-		-netdev stream,id=n0,server=off,addr.type=unix,addr.path="$sock" \
-		-device virtio-net-pci,netdev=n0,mac=52:54:00:00:02:02 &
-	qemu2=$!
+	start_twovm() {
+		rm -f "$sock" "$out"/vm*/done "$out"/barrier-* "$out"/vm*/barrier-*
+		boot_guest siw-vm1 "$out/vm1" $gmode "SIW_VM=1 $genv" \
+			-netdev stream,id=n0,server=on,addr.type=unix,addr.path="$sock" \
+			-device virtio-net-pci,netdev=n0,mac=52:54:00:00:02:01 &
+		qemu=$!
+		# Guest 2's netdev connects once, at start: wait for guest
+		# 1's socket (seconds, on a loaded machine).
+		for _ in $(seq 600); do [ -S "$sock" ] && break; sleep 0.1; done
+		boot_guest siw-vm2 "$out/vm2" $gmode "SIW_VM=2 $genv" \
+			-netdev stream,id=n0,server=off,addr.type=unix,addr.path="$sock" \
+			-device virtio-net-pci,netdev=n0,mac=52:54:00:00:02:02 &
+		qemu2=$!
+	}
+	start_twovm
 	;;
 esac
 
@@ -248,9 +251,12 @@ echo "run.sh: whole-boot limit ${timeout_s}s" >&2
 # A boot that stalls before the guest's init (the debug kernel has hung
 # in its early RCU self-tests, once in a few boots on a loaded machine)
 # would otherwise hold the whole-boot limit, hours for the debug kernel.
-# Each guest's stage 1 writes "booted" into its output directory; a
-# single guest without it after SIW_BOOT_LIMIT seconds (300, times the
-# timeout scale) is booted once more, two guests fail at once.
+# Each guest's stage 1 writes "booted" into its output directory; guests
+# without it after SIW_BOOT_LIMIT seconds (300, times the timeout scale)
+# are booted once more. So are guests whose emulator died of a signal
+# before they all booted: QEMU 7.2's TCG has segfaulted once while a
+# second guest probed its PCI devices (CI, stop 25), before siw was
+# loaded anywhere. A crash after boot is never retried: it fails.
 boot_limit=$((${SIW_BOOT_LIMIT:-300} * scale))
 markers=$out/booted
 [ "$mode" = twovm ] && markers="$out/vm1/booted $out/vm2/booted"
@@ -265,46 +271,75 @@ booted() {
 	for m in $markers; do [ -f "$m" ] || return 1; done
 }
 boot_retries=1
-[ "$mode" = twovm ] && boot_retries=0
-timed_out=0 stalled=0
+timed_out=0 stalled=0 crashed=0
+# again: kill every guest, then boot them once more if a retry is left
+# (restart=1), else mark the run with flag $1 (stalled or crashed).
+again() {
+	local p
+	for p in $qemu ${qemu2:-}; do kill_guest "$p"; done
+	if [ $boot_retries -gt 0 ]; then
+		boot_retries=$((boot_retries - 1))
+		echo "run.sh: booting again" >&2
+		restart=1
+	else
+		eval "$1=1"
+	fi
+}
 while :; do
 	deadline=$((SECONDS + timeout_s))
 	boot_deadline=$((SECONDS + boot_limit))
 	restart=0
-	for pid in $qemu ${qemu2:-}; do
-		while kill -0 "$pid" 2>/dev/null; do
-			if [ $SECONDS -ge $deadline ]; then
-				timed_out=1
-				kill_guest "$pid"
-				break
+	live="$qemu ${qemu2:-}"
+	# All guests are watched at once: one whose emulator dies is seen
+	# at once, whichever it is.
+	while [ -n "$live" ]; do
+		still=
+		for pid in $live; do
+			if kill -0 "$pid" 2>/dev/null; then
+				still+=" $pid"
+				continue
 			fi
-			if [ $SECONDS -ge $boot_deadline ] && ! booted; then
-				echo "run.sh: no guest init after ${boot_limit}s: the boot stalled; last console lines:" >&2
-				for m in $markers; do
-					tail -3 "$(dirname "$m")/console.log" >&2
-				done
-				for p in $qemu ${qemu2:-}; do kill_guest "$p"; done
-				if [ $boot_retries -gt 0 ]; then
-					boot_retries=$((boot_retries - 1))
-					echo "run.sh: booting again" >&2
-					restart=1
-				else
-					stalled=1
-				fi
+			wait "$pid" 2>/dev/null
+			qrc=$?
+			# 128+N: QEMU died of signal N.
+			[ $qrc -gt 128 ] || continue
+			echo "run.sh: QEMU (pid $pid) died of signal $((qrc - 128))" >&2
+			if ! booted; then
+				echo "run.sh: that was before every guest's init ran" >&2
+				again crashed
 				break 2
 			fi
-			sleep 1
+			crashed=1
 		done
-		wait "$pid" 2>/dev/null
+		live=$still
+		[ -n "$live" ] || break
+		if [ $SECONDS -ge $deadline ]; then
+			timed_out=1
+			for pid in $live; do kill_guest "$pid"; done
+			break
+		fi
+		if [ $SECONDS -ge $boot_deadline ] && ! booted; then
+			echo "run.sh: no guest init after ${boot_limit}s: the boot stalled; last console lines:" >&2
+			for m in $markers; do
+				tail -3 "$(dirname "$m")/console.log" >&2
+			done
+			again stalled
+			break
+		fi
+		sleep 1
 	done
 	[ $restart = 1 ] || break
-	start_single
+	if [ "$mode" = twovm ]; then start_twovm; else start_single; fi
 done
 
 rm -f "$out/scratch.img"
 rc=0
 if [ $timed_out = 1 ]; then
 	echo "run.sh: guest timed out after ${timeout_s}s; console log in $out" >&2
+	rc=1
+fi
+if [ $crashed = 1 ]; then
+	echo "run.sh: QEMU crashed; console log in $out" >&2
 	rc=1
 fi
 if [ $stalled = 1 ]; then
