@@ -125,11 +125,12 @@ SIW_TRACE_QUEUES
 
 /* Connection endpoint state changes, with both ends' addresses. */
 TRACE_EVENT(siw_cep_state,
-	TP_PROTO(u32 cep_id, u32 qpn, int old, int new,
+	TP_PROTO(const struct ib_device *ibdev, u32 cep_id, u32 qpn, int old, int new,
 		 const struct sockaddr_storage *laddr,
 		 const struct sockaddr_storage *raddr),
-	TP_ARGS(cep_id, qpn, old, new, laddr, raddr),
+	TP_ARGS(ibdev, cep_id, qpn, old, new, laddr, raddr),
 	TP_STRUCT__entry(
+		__string(dev, dev_name(&ibdev->dev))
 		__field(u32, cep_id)
 		__field(u32, qpn)
 		__field(int, old)
@@ -138,6 +139,7 @@ TRACE_EVENT(siw_cep_state,
 		__array(u8, raddr, sizeof(struct sockaddr_in6))
 	),
 	TP_fast_assign(
+		siw_assign_str(dev, dev_name(&ibdev->dev));
 		__entry->cep_id = cep_id;
 		__entry->qpn = qpn;
 		__entry->old = old;
@@ -145,7 +147,8 @@ TRACE_EVENT(siw_cep_state,
 		memcpy(__entry->laddr, laddr, sizeof(__entry->laddr));
 		memcpy(__entry->raddr, raddr, sizeof(__entry->raddr));
 	),
-	TP_printk("cep %u qp %u %s -> %s %pISpc -> %pISpc",
+	TP_printk("%s cep %u qp %u %s -> %s %pISpc -> %pISpc",
+		  __get_str(dev),
 		  __entry->cep_id, __entry->qpn,
 		  siw_show_cep_state(__entry->old),
 		  siw_show_cep_state(__entry->new),
@@ -154,9 +157,10 @@ TRACE_EVENT(siw_cep_state,
 
 /* An MPA request or reply (a reject is a reply with R) on the wire. */
 TRACE_EVENT(siw_mpa_frame,
-	TP_PROTO(u32 cep_id, bool sent, const struct siw_mpa_info *f),
-	TP_ARGS(cep_id, sent, f),
+	TP_PROTO(const struct ib_device *ibdev, u32 cep_id, bool sent, const struct siw_mpa_info *f),
+	TP_ARGS(ibdev, cep_id, sent, f),
 	TP_STRUCT__entry(
+		__string(dev, dev_name(&ibdev->dev))
 		__field(u32, cep_id)
 		__field(bool, sent)
 		__field(bool, reply)
@@ -173,6 +177,7 @@ TRACE_EVENT(siw_mpa_frame,
 		__field(u16, pd_len)
 	),
 	TP_fast_assign(
+		siw_assign_str(dev, dev_name(&ibdev->dev));
 		__entry->cep_id = cep_id;
 		__entry->sent = sent;
 		__entry->reply = f->kind == SIW_MPA_REPLY;
@@ -188,7 +193,8 @@ TRACE_EVENT(siw_mpa_frame,
 		__entry->ord = f->ord;
 		__entry->pd_len = f->ulp_pd_len;
 	),
-	TP_printk("cep %u %s MPA %s rev %u M %u C %u S %u gso %u p2p %u rtr 0x%x ird %u ord %u pdata %u",
+	TP_printk("%s cep %u %s MPA %s rev %u M %u C %u S %u gso %u p2p %u rtr 0x%x ird %u ord %u pdata %u",
+		  __get_str(dev),
 		  __entry->cep_id, __entry->sent ? "sent" : "received",
 		  __entry->reply ? (__entry->reject ? "reject" : "reply") :
 				   "request",
@@ -199,10 +205,11 @@ TRACE_EVENT(siw_mpa_frame,
 
 /* What a connection negotiated, when it hands the stream to the QP. */
 TRACE_EVENT(siw_cm_established,
-	TP_PROTO(u32 cep_id, u32 qpn, const struct siw_mpa_result *r,
+	TP_PROTO(const struct ib_device *ibdev, u32 cep_id, u32 qpn, const struct siw_mpa_result *r,
 		 u32 mulpdu),
-	TP_ARGS(cep_id, qpn, r, mulpdu),
+	TP_ARGS(ibdev, cep_id, qpn, r, mulpdu),
 	TP_STRUCT__entry(
+		__string(dev, dev_name(&ibdev->dev))
 		__field(u32, cep_id)
 		__field(u32, qpn)
 		__field(u8, rev)
@@ -215,6 +222,7 @@ TRACE_EVENT(siw_cm_established,
 		__field(u32, mulpdu)
 	),
 	TP_fast_assign(
+		siw_assign_str(dev, dev_name(&ibdev->dev));
 		__entry->cep_id = cep_id;
 		__entry->qpn = qpn;
 		__entry->rev = r->revision;
@@ -226,7 +234,8 @@ TRACE_EVENT(siw_cm_established,
 		__entry->gso = r->gso;
 		__entry->mulpdu = mulpdu;
 	),
-	TP_printk("cep %u qp %u rev %u crc %u p2p %u rtr 0x%x ird %u ord %u gso %u mulpdu %u",
+	TP_printk("%s cep %u qp %u rev %u crc %u p2p %u rtr 0x%x ird %u ord %u gso %u mulpdu %u",
+		  __get_str(dev),
 		  __entry->cep_id, __entry->qpn, __entry->rev, __entry->crc,
 		  __entry->p2p, __entry->rtr, __entry->ird, __entry->ord,
 		  __entry->gso, __entry->mulpdu)
@@ -234,10 +243,11 @@ TRACE_EVENT(siw_cm_established,
 
 /* A work request taken up: a send queue element starts, a receive fills. */
 TRACE_EVENT(siw_wqe_start,
-	TP_PROTO(u32 qpn, enum siw_trace_queue q, u32 pos, u64 wr_id,
+	TP_PROTO(const struct ib_device *ibdev, u32 qpn, enum siw_trace_queue q, u32 pos, u64 wr_id,
 		 u8 opcode, u64 len),
-	TP_ARGS(qpn, q, pos, wr_id, opcode, len),
+	TP_ARGS(ibdev, qpn, q, pos, wr_id, opcode, len),
 	TP_STRUCT__entry(
+		__string(dev, dev_name(&ibdev->dev))
 		__field(u32, qpn)
 		__field(int, q)
 		__field(u32, pos)
@@ -246,6 +256,7 @@ TRACE_EVENT(siw_wqe_start,
 		__field(u64, len)
 	),
 	TP_fast_assign(
+		siw_assign_str(dev, dev_name(&ibdev->dev));
 		__entry->qpn = qpn;
 		__entry->q = q;
 		__entry->pos = pos;
@@ -253,7 +264,8 @@ TRACE_EVENT(siw_wqe_start,
 		__entry->opcode = opcode;
 		__entry->len = len;
 	),
-	TP_printk("qp %u %s[%u] wr_id 0x%llx %s len %llu",
+	TP_printk("%s qp %u %s[%u] wr_id 0x%llx %s len %llu",
+		  __get_str(dev),
 		  __entry->qpn, siw_show_queue(__entry->q), __entry->pos,
 		  __entry->wr_id, siw_show_wr_op(__entry->opcode),
 		  __entry->len)
@@ -261,9 +273,10 @@ TRACE_EVENT(siw_wqe_start,
 
 /* A completion written to a CQ. */
 TRACE_EVENT(siw_cqe,
-	TP_PROTO(u32 cq_id, u32 qpn, const struct siw_cqe *c),
-	TP_ARGS(cq_id, qpn, c),
+	TP_PROTO(const struct ib_device *ibdev, u32 cq_id, u32 qpn, const struct siw_cqe *c),
+	TP_ARGS(ibdev, cq_id, qpn, c),
 	TP_STRUCT__entry(
+		__string(dev, dev_name(&ibdev->dev))
 		__field(u32, cq_id)
 		__field(u32, qpn)
 		__field(u64, wr_id)
@@ -272,6 +285,7 @@ TRACE_EVENT(siw_cqe,
 		__field(u32, bytes)
 	),
 	TP_fast_assign(
+		siw_assign_str(dev, dev_name(&ibdev->dev));
 		__entry->cq_id = cq_id;
 		__entry->qpn = qpn;
 		__entry->wr_id = c->id;
@@ -279,7 +293,8 @@ TRACE_EVENT(siw_cqe,
 		__entry->status = c->status;
 		__entry->bytes = c->bytes;
 	),
-	TP_printk("cq %u qp %u wr_id 0x%llx %s %s bytes %u",
+	TP_printk("%s cq %u qp %u wr_id 0x%llx %s %s bytes %u",
+		  __get_str(dev),
 		  __entry->cq_id, __entry->qpn, __entry->wr_id,
 		  siw_show_wr_op(__entry->opcode),
 		  siw_show_wc_status(__entry->status), __entry->bytes)
@@ -287,9 +302,10 @@ TRACE_EVENT(siw_cqe,
 
 /* One FPDU at the DDP level, as sent or as received (header checked). */
 DECLARE_EVENT_CLASS(siw_fpdu_class,
-	TP_PROTO(u32 qpn, const struct siw_hdr *h, u32 payload),
-	TP_ARGS(qpn, h, payload),
+	TP_PROTO(const struct ib_device *ibdev, u32 qpn, const struct siw_hdr *h, u32 payload),
+	TP_ARGS(ibdev, qpn, h, payload),
 	TP_STRUCT__entry(
+		__string(dev, dev_name(&ibdev->dev))
 		__field(u32, qpn)
 		__field(u8, opcode)
 		__field(bool, tagged)
@@ -302,6 +318,7 @@ DECLARE_EVENT_CLASS(siw_fpdu_class,
 		__field(u32, payload)
 	),
 	TP_fast_assign(
+		siw_assign_str(dev, dev_name(&ibdev->dev));
 		__entry->qpn = qpn;
 		__entry->opcode = h->opcode;
 		__entry->tagged = h->tagged;
@@ -313,7 +330,8 @@ DECLARE_EVENT_CLASS(siw_fpdu_class,
 		__entry->mo = h->mo;
 		__entry->payload = payload;
 	),
-	TP_printk("qp %u %s %s stag 0x%08x to 0x%llx qn %u msn %u mo %u len %u%s",
+	TP_printk("%s qp %u %s %s stag 0x%08x to 0x%llx qn %u msn %u mo %u len %u%s",
+		  __get_str(dev),
 		  __entry->qpn, siw_show_rdmap_op(__entry->opcode),
 		  __entry->tagged ? "tagged" : "untagged",
 		  __entry->tagged ? __entry->stag : 0,
@@ -325,20 +343,21 @@ DECLARE_EVENT_CLASS(siw_fpdu_class,
 );
 
 DEFINE_EVENT(siw_fpdu_class, siw_fpdu_tx,
-	TP_PROTO(u32 qpn, const struct siw_hdr *h, u32 payload),
-	TP_ARGS(qpn, h, payload)
+	TP_PROTO(const struct ib_device *ibdev, u32 qpn, const struct siw_hdr *h, u32 payload),
+	TP_ARGS(ibdev, qpn, h, payload)
 );
 
 DEFINE_EVENT(siw_fpdu_class, siw_fpdu_rx,
-	TP_PROTO(u32 qpn, const struct siw_hdr *h, u32 payload),
-	TP_ARGS(qpn, h, payload)
+	TP_PROTO(const struct ib_device *ibdev, u32 qpn, const struct siw_hdr *h, u32 payload),
+	TP_ARGS(ibdev, qpn, h, payload)
 );
 
 /* An RDMA Read Request, sent (ORQ) or received (IRQ). */
 TRACE_EVENT(siw_read_request,
-	TP_PROTO(u32 qpn, enum siw_trace_queue q, const struct siw_rreq *r),
-	TP_ARGS(qpn, q, r),
+	TP_PROTO(const struct ib_device *ibdev, u32 qpn, enum siw_trace_queue q, const struct siw_rreq *r),
+	TP_ARGS(ibdev, qpn, q, r),
 	TP_STRUCT__entry(
+		__string(dev, dev_name(&ibdev->dev))
 		__field(u32, qpn)
 		__field(int, q)
 		__field(u32, sink_stag)
@@ -348,6 +367,7 @@ TRACE_EVENT(siw_read_request,
 		__field(u32, size)
 	),
 	TP_fast_assign(
+		siw_assign_str(dev, dev_name(&ibdev->dev));
 		__entry->qpn = qpn;
 		__entry->q = q;
 		__entry->sink_stag = r->sink_stag;
@@ -356,7 +376,8 @@ TRACE_EVENT(siw_read_request,
 		__entry->src_to = r->src_to;
 		__entry->size = r->size;
 	),
-	TP_printk("qp %u %s size %u src 0x%08x:0x%llx sink 0x%08x:0x%llx",
+	TP_printk("%s qp %u %s size %u src 0x%08x:0x%llx sink 0x%08x:0x%llx",
+		  __get_str(dev),
 		  __entry->qpn,
 		  __entry->q == SIW_TRACE_ORQ ? "sent" : "received",
 		  __entry->size, __entry->src_stag, __entry->src_to,
@@ -365,10 +386,11 @@ TRACE_EVENT(siw_read_request,
 
 /* A Terminate sent or received, with the header it echoes. */
 TRACE_EVENT(siw_terminate,
-	TP_PROTO(u32 qpn, bool sent, u8 layer, u8 etype, u8 ecode,
+	TP_PROTO(const struct ib_device *ibdev, u32 qpn, bool sent, u8 layer, u8 etype, u8 ecode,
 		 const char *name, const u8 *hdr, u32 hdr_len),
-	TP_ARGS(qpn, sent, layer, etype, ecode, name, hdr, hdr_len),
+	TP_ARGS(ibdev, qpn, sent, layer, etype, ecode, name, hdr, hdr_len),
 	TP_STRUCT__entry(
+		__string(dev, dev_name(&ibdev->dev))
 		__field(u32, qpn)
 		__field(bool, sent)
 		__field(u8, layer)
@@ -379,6 +401,7 @@ TRACE_EVENT(siw_terminate,
 		__array(u8, hdr, SIW_FPDU_HDR_MAX)
 	),
 	TP_fast_assign(
+		siw_assign_str(dev, dev_name(&ibdev->dev));
 		__entry->qpn = qpn;
 		__entry->sent = sent;
 		__entry->layer = layer;
@@ -390,7 +413,8 @@ TRACE_EVENT(siw_terminate,
 		if (hdr)
 			memcpy(__entry->hdr, hdr, __entry->hdr_len);
 	),
-	TP_printk("qp %u %s %s type %u code 0x%02x (%s) hdr %s",
+	TP_printk("%s qp %u %s %s type %u code 0x%02x (%s) hdr %s",
+		  __get_str(dev),
 		  __entry->qpn, __entry->sent ? "sent" : "received",
 		  siw_show_term_layer(__entry->layer), __entry->etype,
 		  __entry->ecode, __get_str(name),
@@ -399,40 +423,46 @@ TRACE_EVENT(siw_terminate,
 
 /* A QP state change, and what caused it. */
 TRACE_EVENT(siw_qp_state,
-	TP_PROTO(u32 qpn, int old, int new, const char *cause),
-	TP_ARGS(qpn, old, new, cause),
+	TP_PROTO(const struct ib_device *ibdev, u32 qpn, int old, int new, const char *cause),
+	TP_ARGS(ibdev, qpn, old, new, cause),
 	TP_STRUCT__entry(
+		__string(dev, dev_name(&ibdev->dev))
 		__field(u32, qpn)
 		__field(int, old)
 		__field(int, new)
 		__string(cause, cause)
 	),
 	TP_fast_assign(
+		siw_assign_str(dev, dev_name(&ibdev->dev));
 		__entry->qpn = qpn;
 		__entry->old = old;
 		__entry->new = new;
 		siw_assign_str(cause, cause);
 	),
-	TP_printk("qp %u %s -> %s (%s)", __entry->qpn,
+	TP_printk("%s qp %u %s -> %s (%s)",
+		  __get_str(dev), __entry->qpn,
 		  siw_show_qp_state(__entry->old),
 		  siw_show_qp_state(__entry->new), __get_str(cause))
 );
 
 /* Work requests flushed from a queue. */
 TRACE_EVENT(siw_flush,
-	TP_PROTO(u32 qpn, enum siw_trace_queue q, u32 count),
-	TP_ARGS(qpn, q, count),
+	TP_PROTO(const struct ib_device *ibdev, u32 qpn, enum siw_trace_queue q, u32 count),
+	TP_ARGS(ibdev, qpn, q, count),
 	TP_STRUCT__entry(
+		__string(dev, dev_name(&ibdev->dev))
 		__field(u32, qpn)
 		__field(int, q)
 		__field(u32, count)
 	),
 	TP_fast_assign(
+		siw_assign_str(dev, dev_name(&ibdev->dev));
 		__entry->qpn = qpn;
 		__entry->q = q;
 		__entry->count = count;
 	),
-	TP_printk("qp %u %s: %u flushed", __entry->qpn,
+	TP_printk("%s qp %u %s: %u flushed",
+		  __get_str(dev), __entry->qpn,
 		  siw_show_queue(__entry->q), __entry->count)
 );
 

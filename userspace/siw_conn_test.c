@@ -16,7 +16,8 @@
  * what was negotiated, e.g. with `rdma resource show qp -dd`) and counts
  * its exit status as a check; -r expects the connection to be refused.
  * The "overwrite" case runs CMD too, after its transfer, before the
- * connection ends (to check how the QPs sent, for instance).
+ * connection ends (to check how the QPs sent, for instance), and so does
+ * "walk", after its one RDMA Read.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -1388,6 +1389,50 @@ out:
 	pair_destroy(&p);
 }
 
+/*
+ * One RDMA Read of 4 KiB and nothing else on the connection: the traffic
+ * Documentation/protocol.rst walks through (selftests/tests/81-walkthrough
+ * captures it with the tracepoints on). CMD runs once the Read completed,
+ * before the disconnect (to stop the trace there).
+ */
+#define WALK_LEN	4096
+#define WALK_WR_ID	0x77
+
+static void case_walk(void)
+{
+	struct pair_opts o = { .srv_access = DEFAULT_ACCESS,
+			       .cli_access = DEFAULT_ACCESS };
+	struct ibv_sge sg;
+	struct ibv_wc wc;
+	struct pair p;
+
+	if (pair_connect(&p, &o)) {
+		tap(0, "walk: connect");
+		goto out;
+	}
+	fill(p.srv.buf, WALK_LEN, 9);
+	sg = (struct ibv_sge){ (uintptr_t)p.cli.buf, WALK_LEN, p.cli.mr->lkey };
+	if (send_wr(&p.cli, IBV_WR_RDMA_READ, &sg, 1, 0,
+		    (uintptr_t)p.srv.buf, p.srv.mr->rkey, WALK_WR_ID)) {
+		tap(0, "walk: ibv_post_send of the RDMA Read");
+		goto out;
+	}
+	tap(poll_n(p.cli.cq, &wc, 1) == 1 && wc.status == IBV_WC_SUCCESS &&
+	    wc.opcode == IBV_WC_RDMA_READ && wc.wr_id == WALK_WR_ID &&
+	    !memcmp(p.cli.buf, p.srv.buf, WALK_LEN),
+	    "walk: one RDMA Read of %d bytes completes with the server's data",
+	    WALK_LEN);
+	tap(poll_n_for(p.srv.cq, &wc, 1, 100) == 0,
+	    "walk: nothing completes at the responder");
+	if (verify_cmd) {
+		int r = system(verify_cmd);
+
+		tap(r == 0, "walk: %s", verify_cmd);
+	}
+out:
+	pair_destroy(&p);
+}
+
 static const struct {
 	const char *name;
 	void (*run)(void);
@@ -1406,6 +1451,7 @@ static const struct {
 	{ "cqoverflow", case_cq_overflow },
 	{ "mrchurn", case_mr_churn },
 	{ "overwrite", case_overwrite },
+	{ "walk", case_walk },
 };
 
 #define NCASES (int)(sizeof(cases) / sizeof(cases[0]))

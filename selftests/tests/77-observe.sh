@@ -14,7 +14,7 @@
 # by exactly its bytes, the FPDU counters by exactly the FPDUs the trace
 # saw, and the connection counters by one; the Terminates by layer.
 . "$(dirname "$0")/lib.sh"
-plan 52
+plan 53
 require rping rdma python3
 at_exit 'echo 0 > "$T/events/siw/enable" 2>/dev/null; echo "$saved_kb" > "$T/buffer_size_kb" 2>/dev/null; pkill -9 -x rping; cleanup_netns'
 
@@ -110,40 +110,42 @@ wait_for 20 sh -c "! rdma resource show qp 2>/dev/null | grep -q siw_"
 trace_stop "$tr"
 
 count "active side: IDLE -> CONNECTING" "$tr" \
-	'siw_cep_state: cep [0-9]+ qp [0-9]+ IDLE -> CONNECTING' -eq 1
+	'siw_cep_state: siw_b cep [0-9]+ qp [0-9]+ IDLE -> CONNECTING' -eq 1
 count "active side: CONNECTING -> AWAIT_REPLY" "$tr" \
-	'siw_cep_state: .* CONNECTING -> AWAIT_REPLY' -eq 1
+	'siw_cep_state: siw_b .* CONNECTING -> AWAIT_REPLY' -eq 1
 count "passive side: AWAIT_REQUEST -> REQUEST_DELIVERED" "$tr" \
-	'siw_cep_state: .* AWAIT_REQUEST -> REQUEST_DELIVERED' -eq 1
-count "both sides reach ESTABLISHED, with the server's address" "$tr" \
-	"siw_cep_state: .* -> ESTABLISHED .*192\.0\.2\.1:7174" -eq 2
+	'siw_cep_state: siw_a .* AWAIT_REQUEST -> REQUEST_DELIVERED' -eq 1
+for d in siw_a siw_b; do
+	count "$d reaches ESTABLISHED, with the server's address" "$tr" \
+		"siw_cep_state: $d .* -> ESTABLISHED .*192\.0\.2\.1:7174" -eq 1
+done
 count "MPA request sent, revision 2" "$tr" \
-	'siw_mpa_frame: cep [0-9]+ sent MPA request rev 2' -eq 1
-count "MPA request received" "$tr" 'siw_mpa_frame: .* received MPA request' -eq 1
-count "MPA reply sent" "$tr" 'siw_mpa_frame: .* sent MPA reply ' -eq 1
-count "MPA reply received" "$tr" 'siw_mpa_frame: .* received MPA reply ' -eq 1
+	'siw_mpa_frame: siw_b cep [0-9]+ sent MPA request rev 2' -eq 1
+count "MPA request received" "$tr" 'siw_mpa_frame: siw_a .* received MPA request' -eq 1
+count "MPA reply sent" "$tr" 'siw_mpa_frame: siw_a .* sent MPA reply ' -eq 1
+count "MPA reply received" "$tr" 'siw_mpa_frame: siw_b .* received MPA reply ' -eq 1
 count "both ends established with revision 2 and their FPDU size" "$tr" \
 	'siw_cm_established: .* rev 2 .* mulpdu [1-9][0-9]*' -eq 2
 count "both QPs went to RTS when connected" "$tr" \
-	'siw_qp_state: qp [0-9]+ [A-Z]+ -> RTS \(connected\)' -eq 2
+	'siw_qp_state: siw_[ab] qp [0-9]+ [A-Z]+ -> RTS \(connected\)' -eq 2
 count "10 RDMA Read work requests of 4096 bytes started" "$tr" \
-	'siw_wqe_start: qp [0-9]+ SQ\[[0-9]+\] wr_id 0x[0-9a-f]+ READ len 4096' -eq 10
+	'siw_wqe_start: siw_a qp [0-9]+ SQ\[[0-9]+\] wr_id 0x[0-9a-f]+ READ len 4096' -eq 10
 count "10 Read Requests sent" "$tr" \
-	'siw_read_request: qp [0-9]+ sent size 4096 ' -eq 10
+	'siw_read_request: siw_a qp [0-9]+ sent size 4096 ' -eq 10
 count "10 Read Requests received" "$tr" \
-	'siw_read_request: qp [0-9]+ received size 4096 ' -eq 10
+	'siw_read_request: siw_b qp [0-9]+ received size 4096 ' -eq 10
 count "10 READ_REQ FPDUs sent, untagged on queue 1" "$tr" \
-	'siw_fpdu_tx: qp [0-9]+ READ_REQ untagged .* qn 1 ' -eq 10
+	'siw_fpdu_tx: siw_a qp [0-9]+ READ_REQ untagged .* qn 1 ' -eq 10
 count "10 Read Responses ended (L) on each side" "$tr" \
-	'siw_fpdu_(tx|rx): qp [0-9]+ READ_RESP tagged .* L$' -eq 20
+	'siw_fpdu_(tx: siw_b|rx: siw_a) qp [0-9]+ READ_RESP tagged .* L$' -eq 20
 count "10 Read completions, successful, 4096 bytes" "$tr" \
-	'siw_cqe: cq [0-9]+ qp [0-9]+ wr_id 0x[0-9a-f]+ READ SUCCESS bytes 4096' -eq 10
+	'siw_cqe: siw_a cq [0-9]+ qp [0-9]+ wr_id 0x[0-9a-f]+ READ SUCCESS bytes 4096' -eq 10
 count "Sends received into receives (RQ work requests started)" "$tr" \
-	'siw_wqe_start: qp [0-9]+ RQ\[[0-9]+\] .* RECEIVE ' -ge 40
+	'siw_wqe_start: siw_[ab] qp [0-9]+ RQ\[[0-9]+\] .* RECEIVE ' -ge 40
 count "both QPs went to ERR at the end" "$tr" \
-	'siw_qp_state: qp [0-9]+ [A-Z]+ -> ERR ' -ge 2
+	'siw_qp_state: siw_[ab] qp [0-9]+ [A-Z]+ -> ERR ' -ge 2
 count "the receives left posted were flushed" "$tr" \
-	'siw_flush: qp [0-9]+ RQ: [1-9][0-9]* flushed' -ge 1
+	'siw_flush: siw_[ab] qp [0-9]+ RQ: [1-9][0-9]* flushed' -ge 1
 
 # The same run in the counters: siw_a is the server's device, siw_b the
 # client's.
@@ -186,14 +188,14 @@ tap_prog "traced: siw_conn_test access" \
 	timeout 240 "$prog" -a $addr -S "$NS1" -C "$NS2" access
 trace_stop "$tr2"
 count "Terminates sent, RDMAP layer, with the offending header" "$tr2" \
-	'siw_terminate: qp [0-9]+ sent RDMAP type [0-9] code 0x[0-9a-f]{2} \(.+\) hdr [0-9a-f]{8,}' -ge 1
+	'siw_terminate: siw_[ab] qp [0-9]+ sent RDMAP type [0-9] code 0x[0-9a-f]{2} \(.+\) hdr [0-9a-f]{8,}' -ge 1
 count "Terminates received" "$tr2" \
-	'siw_terminate: qp [0-9]+ received RDMAP ' -ge 1
+	'siw_terminate: siw_[ab] qp [0-9]+ received RDMAP ' -ge 1
 # Each Terminate traced is counted once, by its layer, on one device.
 for dir in sent received; do
 	n=$(( $(fpdus terminates_${dir}_rdmap) + $(fpdus terminates_${dir}_ddp) +
 	      $(fpdus terminates_${dir}_mpa) ))
-	t=$(grep -c "siw_terminate: qp [0-9]* $dir " "$tr2")
+	t=$(grep -c "siw_terminate: siw_[ab] qp [0-9]* $dir " "$tr2")
 	if [ "$n" = "$t" ] && [ "$n" -gt 0 ]; then
 		ok "terminates_${dir}_* moved by the Terminates traced ($n)"
 	else
