@@ -7,6 +7,8 @@
 #   make check           install what is missing, build, run host and in-VM tests
 #   make fuzz            fuzz the protocol core, FUZZ_TIME seconds per target
 #   make demo            boot a VM and show siw between two network namespaces
+#   make walkthrough     rewrite the walk-through excerpts in
+#                        Documentation/protocol.rst from a fresh run
 #   make shell           an interactive shell in the test VM
 #   make install         install the module (DKMS when present)
 #   make uninstall       remove it again
@@ -56,6 +58,9 @@ fuzz:
 demo:
 	KVER=$(KVER) DEBUG=$(DEBUG) selftests/demo-vm.sh
 
+walkthrough:
+	KVER=$(KVER) T=walkthrough WALKTHROUGH_WRITE=1 selftests/check.sh
+
 shell:
 	KVER=$(KVER) DEBUG=$(DEBUG) selftests/shell-vm.sh
 
@@ -91,4 +96,4 @@ clean:
 distclean: clean
 	rm -rf build
 
-.PHONY: all modules kverbs check bench fuzz demo shell install uninstall clean distclean
+.PHONY: all modules kverbs check bench fuzz demo walkthrough shell install uninstall clean distclean

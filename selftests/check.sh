@@ -91,7 +91,8 @@ if [ -z "$tests" ] || [ ${#vm_tests[@]} -gt 0 ]; then
 	echo "== in-VM tests on $abi (${vm_tests[*]:-all})"
 	# No capture of an earlier run may stand in for this one's.
 	rm -f "build/vm/test-$abi"/wire-*.pcap "build/vm/test-$abi"/hostile-*.pcap \
-		"build/vm/test-$abi"/hostile-*.expect
+		"build/vm/test-$abi"/hostile-*.expect "build/vm/test-$abi"/walk.pcap \
+		"build/vm/test-$abi"/walk-trace.txt
 	if ! run_vm --out "build/vm/test-$abi" test "${vm_tests[@]}"; then
 		extra_failed=1
 	fi
@@ -104,6 +105,31 @@ if [ -n "$wire_parts" ]; then
 	echo "== captures of the in-VM tests, decoded by tshark on the host ($wire_parts)"
 	selftests/wire-check.sh "build/vm/test-$abi" $wire_parts > "$results/wire.tap"
 	grep -E '^not ok' -A3 "$results/wire.tap" || true
+fi
+
+# 81-walkthrough leaves a capture and a trace of one RDMA Read: the
+# excerpts protocol.rst shows must still read the same (make
+# walkthrough writes them anew).
+walk=0
+if [ -z "$tests" ]; then
+	walk=1
+else
+	for t in "${vm_tests[@]}"; do [ "$t" = walkthrough ] && walk=1; done
+fi
+if [ $walk = 1 ]; then
+	if [ "${WALKTHROUGH_WRITE:-0}" = 1 ]; then
+		echo "== rewriting the walk-through excerpts in Documentation/protocol.rst from this run"
+		if python3 selftests/walkthrough.py "build/vm/test-$abi" --write; then
+			echo "ok 1 - walkthrough (host): the excerpts are written" > "$results/walkthrough.tap"
+		else
+			echo "not ok 1 - walkthrough (host): the excerpts are written" > "$results/walkthrough.tap"
+		fi
+	else
+		echo "== the walk-through's excerpts against this run"
+		python3 selftests/walkthrough.py "build/vm/test-$abi" --check \
+			> "$results/walkthrough.tap"
+		grep -E '^not ok' -A12 "$results/walkthrough.tap" || true
+	fi
 fi
 
 if [ $twovm = 1 ]; then
