@@ -113,7 +113,7 @@ static void siw_cep_trace_state(struct siw_cep *cep, enum siw_cep_state new,
 			memset(&l, 0, sizeof(l));
 			memset(&r, 0, sizeof(r));
 		}
-		trace_siw_cep_state(&cep->sdev->base_dev, cep->id,
+		trace_siw_cep_state(cep,
 				    cep->qp ? cep->qp->base_qp.qp_num : 0,
 				    cep->state, new, &l, &r);
 	}
@@ -420,7 +420,7 @@ static int siw_cep_read_mpa(struct siw_cep *cep, enum siw_mpa_kind kind,
 
 		perr = siw_mpa_parse(cep->mpa, cep->mpa_have, kind, 0, info);
 		if (perr == SIW_MPA_OK) {
-			trace_siw_mpa_frame(&cep->sdev->base_dev, cep->id, false, info);
+			trace_siw_mpa_frame(cep, false, info);
 			return 1;
 		}
 		if (perr == SIW_MPA_E_SHORT_HDR)
@@ -457,7 +457,7 @@ static int siw_cep_send_mpa(struct siw_cep *cep, struct siw_mpa_info *info,
 	info->ulp_pd_len = pdata_len;
 	if (siw_mpa_build(info, frame, sizeof(frame), &len) != SIW_MPA_OK)
 		return -EINVAL;
-	trace_siw_mpa_frame(&cep->sdev->base_dev, cep->id, true, info);
+	trace_siw_mpa_frame(cep, true, info);
 	return siw_send_all(cep->sock, frame, len);
 }
 
@@ -659,7 +659,7 @@ int siw_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 	err = siw_qp_connected(qp, cep, cep->sock, &cep->result, false);
 	if (err)
 		goto err_teardown;
-	trace_siw_cm_established(&cep->sdev->base_dev, cep->id, qp->base_qp.qp_num, &cep->result,
+	trace_siw_cm_established(cep, qp->base_qp.qp_num, &cep->result,
 				 qp->mulpdu);
 	siw_cep_set_state(cep, SIW_CEP_ESTABLISHED);
 	siw_cm_count_established(cep);
@@ -771,7 +771,7 @@ static void siw_cep_got_reply(struct siw_cep *cep)
 		siw_cep_connect_failed(cep, err, NULL, 0);
 		return;
 	}
-	trace_siw_cm_established(&cep->sdev->base_dev, cep->id, cep->qp->base_qp.qp_num,
+	trace_siw_cm_established(cep, cep->qp->base_qp.qp_num,
 				 &cep->result, cep->qp->mulpdu);
 	siw_cep_set_state(cep, SIW_CEP_ESTABLISHED);
 	siw_cm_count_established(cep);

@@ -167,7 +167,7 @@ int siw_cq_add(struct siw_cq *cq, const struct siw_cqe *src, bool solicited)
 	else
 		cqe->base_qp = src->base_qp;
 	if (trace_siw_cqe_enabled())
-		trace_siw_cqe(cq->base_cq.device, cq->id, cq->user ? (u32)src->qp_id :
+		trace_siw_cqe(cq, cq->user ? (u32)src->qp_id :
 			      src->base_qp ? src->base_qp->qp_num : 0, src);
 	/* The entry's contents before its VALID flag. */
 	smp_store_release(&cqe->flags, src->flags | SIW_WQE_VALID);

@@ -55,7 +55,7 @@ static void siw_qp_set_state(struct siw_qp *qp, enum ib_qp_state new,
 		return;
 	pr_debug("siw: QP %u: %s -> %s (%s)\n", qp->base_qp.qp_num,
 		 siw_qp_state_name(qp->state), siw_qp_state_name(new), cause);
-	trace_siw_qp_state(&qp->sdev->base_dev, qp->base_qp.qp_num, qp->state, new, cause);
+	trace_siw_qp_state(qp, qp->state, new, cause);
 	WRITE_ONCE(qp->state, new);
 }
 
@@ -384,7 +384,7 @@ static void siw_sq_flush(struct siw_qp *qp)
 	if (n) {
 		pr_debug("siw: QP %u: %u send queue elements flushed\n",
 			 qp->base_qp.qp_num, n);
-		trace_siw_flush(&qp->sdev->base_dev, qp->base_qp.qp_num, SIW_TRACE_SQ, n);
+		trace_siw_flush(qp, SIW_TRACE_SQ, n);
 	}
 	/* Nothing started stays behind the flushed part. */
 	if ((s32)(qp->sq_get - qp->sq_next) > 0)
@@ -421,7 +421,7 @@ static void siw_rq_flush(struct siw_qp *qp)
 	if (n) {
 		pr_debug("siw: QP %u: %u receives flushed\n",
 			 qp->base_qp.qp_num, n);
-		trace_siw_flush(&qp->sdev->base_dev, qp->base_qp.qp_num, SIW_TRACE_RQ, n);
+		trace_siw_flush(qp, SIW_TRACE_RQ, n);
 	}
 }
 

@@ -111,7 +111,7 @@ static bool siw_rx_take_rqe(struct siw_qp *qp)
 
 		for (i = 0; i < min_t(u32, rx->rqe.num_sge, SIW_MAX_SGE); i++)
 			len += rx->rqe.sge[i].length;
-		trace_siw_wqe_start(&qp->sdev->base_dev, qp->base_qp.qp_num,
+		trace_siw_wqe_start(qp,
 				    qp->srq ? SIW_TRACE_SRQ : SIW_TRACE_RQ,
 				    qp->srq ? 0 : rx->rqe_pos, rx->rqe.id,
 				    SIW_OP_RECEIVE, len);
@@ -385,7 +385,7 @@ static void siw_rx_log_peer_term(struct siw_qp *qp)
 				siw_term_layer(msg.code) == SIW_TERM_LAYER_DDP ?
 				SIW_STAT_TERM_RX_DDP : SIW_STAT_TERM_RX_MPA, 1);
 		if (trace_siw_terminate_enabled())
-			trace_siw_terminate(&qp->sdev->base_dev, qp->base_qp.qp_num, false,
+			trace_siw_terminate(qp, false,
 					    siw_term_layer(msg.code),
 					    siw_term_etype(msg.code),
 					    siw_term_ecode(msg.code),
@@ -521,7 +521,7 @@ static void siw_rx_end(struct siw_qp *qp)
 	if (e.code != SIW_TERM_OK)
 		siw_rx_fail(qp, e.code);
 	if (e.irq_push) {
-		trace_siw_read_request(&qp->sdev->base_dev, qp->base_qp.qp_num, SIW_TRACE_IRQ,
+		trace_siw_read_request(qp, SIW_TRACE_IRQ,
 				       &h->rreq);
 		spin_lock_irqsave(&qp->irq_lock, flags);
 		qp->irq[qp->irq_put % qp->irq_size].rreq = h->rreq;
@@ -548,7 +548,7 @@ static enum siw_term_code siw_rx_op_begin(void *ctx, struct siw_rx_stream *s)
 
 	pr_debug("siw: QP %u: rx fpdu ulpdu %u ctrl %02x%02x\n",
 		 qp->base_qp.qp_num, s->ulpdu_len, s->hdr[2], s->hdr[3]);
-	trace_siw_fpdu_rx(&qp->sdev->base_dev, qp->base_qp.qp_num, &s->h, s->h.payload_len);
+	trace_siw_fpdu_rx(qp, &s->h, s->h.payload_len);
 	return siw_rx_begin(qp);
 }
 

@@ -18,6 +18,7 @@
 
 #include "proto.h"
 #include "cm.h"
+#include "siw.h"
 
 /* Names for __print_symbolic(); the values are exported for trace-cmd. */
 #define SIW_TRACE_CEP_STATES					\
@@ -125,12 +126,12 @@ SIW_TRACE_QUEUES
 
 /* Connection endpoint state changes, with both ends' addresses. */
 TRACE_EVENT(siw_cep_state,
-	TP_PROTO(const struct ib_device *ibdev, u32 cep_id, u32 qpn, int old, int new,
+	TP_PROTO(const struct siw_cep *cep, u32 qpn, int old, int new,
 		 const struct sockaddr_storage *laddr,
 		 const struct sockaddr_storage *raddr),
-	TP_ARGS(ibdev, cep_id, qpn, old, new, laddr, raddr),
+	TP_ARGS(cep, qpn, old, new, laddr, raddr),
 	TP_STRUCT__entry(
-		__string(dev, dev_name(&ibdev->dev))
+		__string(dev, dev_name(&cep->sdev->base_dev.dev))
 		__field(u32, cep_id)
 		__field(u32, qpn)
 		__field(int, old)
@@ -139,8 +140,8 @@ TRACE_EVENT(siw_cep_state,
 		__array(u8, raddr, sizeof(struct sockaddr_in6))
 	),
 	TP_fast_assign(
-		siw_assign_str(dev, dev_name(&ibdev->dev));
-		__entry->cep_id = cep_id;
+		siw_assign_str(dev, dev_name(&cep->sdev->base_dev.dev));
+		__entry->cep_id = cep->id;
 		__entry->qpn = qpn;
 		__entry->old = old;
 		__entry->new = new;
@@ -157,10 +158,11 @@ TRACE_EVENT(siw_cep_state,
 
 /* An MPA request or reply (a reject is a reply with R) on the wire. */
 TRACE_EVENT(siw_mpa_frame,
-	TP_PROTO(const struct ib_device *ibdev, u32 cep_id, bool sent, const struct siw_mpa_info *f),
-	TP_ARGS(ibdev, cep_id, sent, f),
+	TP_PROTO(const struct siw_cep *cep, bool sent,
+		 const struct siw_mpa_info *f),
+	TP_ARGS(cep, sent, f),
 	TP_STRUCT__entry(
-		__string(dev, dev_name(&ibdev->dev))
+		__string(dev, dev_name(&cep->sdev->base_dev.dev))
 		__field(u32, cep_id)
 		__field(bool, sent)
 		__field(bool, reply)
@@ -177,8 +179,8 @@ TRACE_EVENT(siw_mpa_frame,
 		__field(u16, pd_len)
 	),
 	TP_fast_assign(
-		siw_assign_str(dev, dev_name(&ibdev->dev));
-		__entry->cep_id = cep_id;
+		siw_assign_str(dev, dev_name(&cep->sdev->base_dev.dev));
+		__entry->cep_id = cep->id;
 		__entry->sent = sent;
 		__entry->reply = f->kind == SIW_MPA_REPLY;
 		__entry->rev = f->revision;
@@ -205,11 +207,11 @@ TRACE_EVENT(siw_mpa_frame,
 
 /* What a connection negotiated, when it hands the stream to the QP. */
 TRACE_EVENT(siw_cm_established,
-	TP_PROTO(const struct ib_device *ibdev, u32 cep_id, u32 qpn, const struct siw_mpa_result *r,
-		 u32 mulpdu),
-	TP_ARGS(ibdev, cep_id, qpn, r, mulpdu),
+	TP_PROTO(const struct siw_cep *cep, u32 qpn,
+		 const struct siw_mpa_result *r, u32 mulpdu),
+	TP_ARGS(cep, qpn, r, mulpdu),
 	TP_STRUCT__entry(
-		__string(dev, dev_name(&ibdev->dev))
+		__string(dev, dev_name(&cep->sdev->base_dev.dev))
 		__field(u32, cep_id)
 		__field(u32, qpn)
 		__field(u8, rev)
@@ -222,8 +224,8 @@ TRACE_EVENT(siw_cm_established,
 		__field(u32, mulpdu)
 	),
 	TP_fast_assign(
-		siw_assign_str(dev, dev_name(&ibdev->dev));
-		__entry->cep_id = cep_id;
+		siw_assign_str(dev, dev_name(&cep->sdev->base_dev.dev));
+		__entry->cep_id = cep->id;
 		__entry->qpn = qpn;
 		__entry->rev = r->revision;
 		__entry->crc = r->crc;
@@ -243,11 +245,11 @@ TRACE_EVENT(siw_cm_established,
 
 /* A work request taken up: a send queue element starts, a receive fills. */
 TRACE_EVENT(siw_wqe_start,
-	TP_PROTO(const struct ib_device *ibdev, u32 qpn, enum siw_trace_queue q, u32 pos, u64 wr_id,
-		 u8 opcode, u64 len),
-	TP_ARGS(ibdev, qpn, q, pos, wr_id, opcode, len),
+	TP_PROTO(const struct siw_qp *qp, enum siw_trace_queue q, u32 pos,
+		 u64 wr_id, u8 opcode, u64 len),
+	TP_ARGS(qp, q, pos, wr_id, opcode, len),
 	TP_STRUCT__entry(
-		__string(dev, dev_name(&ibdev->dev))
+		__string(dev, dev_name(&qp->sdev->base_dev.dev))
 		__field(u32, qpn)
 		__field(int, q)
 		__field(u32, pos)
@@ -256,8 +258,8 @@ TRACE_EVENT(siw_wqe_start,
 		__field(u64, len)
 	),
 	TP_fast_assign(
-		siw_assign_str(dev, dev_name(&ibdev->dev));
-		__entry->qpn = qpn;
+		siw_assign_str(dev, dev_name(&qp->sdev->base_dev.dev));
+		__entry->qpn = qp->base_qp.qp_num;
 		__entry->q = q;
 		__entry->pos = pos;
 		__entry->wr_id = wr_id;
@@ -273,10 +275,10 @@ TRACE_EVENT(siw_wqe_start,
 
 /* A completion written to a CQ. */
 TRACE_EVENT(siw_cqe,
-	TP_PROTO(const struct ib_device *ibdev, u32 cq_id, u32 qpn, const struct siw_cqe *c),
-	TP_ARGS(ibdev, cq_id, qpn, c),
+	TP_PROTO(const struct siw_cq *cq, u32 qpn, const struct siw_cqe *c),
+	TP_ARGS(cq, qpn, c),
 	TP_STRUCT__entry(
-		__string(dev, dev_name(&ibdev->dev))
+		__string(dev, dev_name(&cq->base_cq.device->dev))
 		__field(u32, cq_id)
 		__field(u32, qpn)
 		__field(u64, wr_id)
@@ -285,8 +287,8 @@ TRACE_EVENT(siw_cqe,
 		__field(u32, bytes)
 	),
 	TP_fast_assign(
-		siw_assign_str(dev, dev_name(&ibdev->dev));
-		__entry->cq_id = cq_id;
+		siw_assign_str(dev, dev_name(&cq->base_cq.device->dev));
+		__entry->cq_id = cq->id;
 		__entry->qpn = qpn;
 		__entry->wr_id = c->id;
 		__entry->opcode = c->opcode;
@@ -302,10 +304,10 @@ TRACE_EVENT(siw_cqe,
 
 /* One FPDU at the DDP level, as sent or as received (header checked). */
 DECLARE_EVENT_CLASS(siw_fpdu_class,
-	TP_PROTO(const struct ib_device *ibdev, u32 qpn, const struct siw_hdr *h, u32 payload),
-	TP_ARGS(ibdev, qpn, h, payload),
+	TP_PROTO(const struct siw_qp *qp, const struct siw_hdr *h, u32 payload),
+	TP_ARGS(qp, h, payload),
 	TP_STRUCT__entry(
-		__string(dev, dev_name(&ibdev->dev))
+		__string(dev, dev_name(&qp->sdev->base_dev.dev))
 		__field(u32, qpn)
 		__field(u8, opcode)
 		__field(bool, tagged)
@@ -318,8 +320,8 @@ DECLARE_EVENT_CLASS(siw_fpdu_class,
 		__field(u32, payload)
 	),
 	TP_fast_assign(
-		siw_assign_str(dev, dev_name(&ibdev->dev));
-		__entry->qpn = qpn;
+		siw_assign_str(dev, dev_name(&qp->sdev->base_dev.dev));
+		__entry->qpn = qp->base_qp.qp_num;
 		__entry->opcode = h->opcode;
 		__entry->tagged = h->tagged;
 		__entry->last = h->last;
@@ -343,21 +345,22 @@ DECLARE_EVENT_CLASS(siw_fpdu_class,
 );
 
 DEFINE_EVENT(siw_fpdu_class, siw_fpdu_tx,
-	TP_PROTO(const struct ib_device *ibdev, u32 qpn, const struct siw_hdr *h, u32 payload),
-	TP_ARGS(ibdev, qpn, h, payload)
+	TP_PROTO(const struct siw_qp *qp, const struct siw_hdr *h, u32 payload),
+	TP_ARGS(qp, h, payload)
 );
 
 DEFINE_EVENT(siw_fpdu_class, siw_fpdu_rx,
-	TP_PROTO(const struct ib_device *ibdev, u32 qpn, const struct siw_hdr *h, u32 payload),
-	TP_ARGS(ibdev, qpn, h, payload)
+	TP_PROTO(const struct siw_qp *qp, const struct siw_hdr *h, u32 payload),
+	TP_ARGS(qp, h, payload)
 );
 
 /* An RDMA Read Request, sent (ORQ) or received (IRQ). */
 TRACE_EVENT(siw_read_request,
-	TP_PROTO(const struct ib_device *ibdev, u32 qpn, enum siw_trace_queue q, const struct siw_rreq *r),
-	TP_ARGS(ibdev, qpn, q, r),
+	TP_PROTO(const struct siw_qp *qp, enum siw_trace_queue q,
+		 const struct siw_rreq *r),
+	TP_ARGS(qp, q, r),
 	TP_STRUCT__entry(
-		__string(dev, dev_name(&ibdev->dev))
+		__string(dev, dev_name(&qp->sdev->base_dev.dev))
 		__field(u32, qpn)
 		__field(int, q)
 		__field(u32, sink_stag)
@@ -367,8 +370,8 @@ TRACE_EVENT(siw_read_request,
 		__field(u32, size)
 	),
 	TP_fast_assign(
-		siw_assign_str(dev, dev_name(&ibdev->dev));
-		__entry->qpn = qpn;
+		siw_assign_str(dev, dev_name(&qp->sdev->base_dev.dev));
+		__entry->qpn = qp->base_qp.qp_num;
 		__entry->q = q;
 		__entry->sink_stag = r->sink_stag;
 		__entry->sink_to = r->sink_to;
@@ -386,11 +389,11 @@ TRACE_EVENT(siw_read_request,
 
 /* A Terminate sent or received, with the header it echoes. */
 TRACE_EVENT(siw_terminate,
-	TP_PROTO(const struct ib_device *ibdev, u32 qpn, bool sent, u8 layer, u8 etype, u8 ecode,
-		 const char *name, const u8 *hdr, u32 hdr_len),
-	TP_ARGS(ibdev, qpn, sent, layer, etype, ecode, name, hdr, hdr_len),
+	TP_PROTO(const struct siw_qp *qp, bool sent, u8 layer, u8 etype,
+		 u8 ecode, const char *name, const u8 *hdr, u32 hdr_len),
+	TP_ARGS(qp, sent, layer, etype, ecode, name, hdr, hdr_len),
 	TP_STRUCT__entry(
-		__string(dev, dev_name(&ibdev->dev))
+		__string(dev, dev_name(&qp->sdev->base_dev.dev))
 		__field(u32, qpn)
 		__field(bool, sent)
 		__field(u8, layer)
@@ -401,8 +404,8 @@ TRACE_EVENT(siw_terminate,
 		__array(u8, hdr, SIW_FPDU_HDR_MAX)
 	),
 	TP_fast_assign(
-		siw_assign_str(dev, dev_name(&ibdev->dev));
-		__entry->qpn = qpn;
+		siw_assign_str(dev, dev_name(&qp->sdev->base_dev.dev));
+		__entry->qpn = qp->base_qp.qp_num;
 		__entry->sent = sent;
 		__entry->layer = layer;
 		__entry->etype = etype;
@@ -423,18 +426,18 @@ TRACE_EVENT(siw_terminate,
 
 /* A QP state change, and what caused it. */
 TRACE_EVENT(siw_qp_state,
-	TP_PROTO(const struct ib_device *ibdev, u32 qpn, int old, int new, const char *cause),
-	TP_ARGS(ibdev, qpn, old, new, cause),
+	TP_PROTO(const struct siw_qp *qp, int old, int new, const char *cause),
+	TP_ARGS(qp, old, new, cause),
 	TP_STRUCT__entry(
-		__string(dev, dev_name(&ibdev->dev))
+		__string(dev, dev_name(&qp->sdev->base_dev.dev))
 		__field(u32, qpn)
 		__field(int, old)
 		__field(int, new)
 		__string(cause, cause)
 	),
 	TP_fast_assign(
-		siw_assign_str(dev, dev_name(&ibdev->dev));
-		__entry->qpn = qpn;
+		siw_assign_str(dev, dev_name(&qp->sdev->base_dev.dev));
+		__entry->qpn = qp->base_qp.qp_num;
 		__entry->old = old;
 		__entry->new = new;
 		siw_assign_str(cause, cause);
@@ -447,17 +450,17 @@ TRACE_EVENT(siw_qp_state,
 
 /* Work requests flushed from a queue. */
 TRACE_EVENT(siw_flush,
-	TP_PROTO(const struct ib_device *ibdev, u32 qpn, enum siw_trace_queue q, u32 count),
-	TP_ARGS(ibdev, qpn, q, count),
+	TP_PROTO(const struct siw_qp *qp, enum siw_trace_queue q, u32 count),
+	TP_ARGS(qp, q, count),
 	TP_STRUCT__entry(
-		__string(dev, dev_name(&ibdev->dev))
+		__string(dev, dev_name(&qp->sdev->base_dev.dev))
 		__field(u32, qpn)
 		__field(int, q)
 		__field(u32, count)
 	),
 	TP_fast_assign(
-		siw_assign_str(dev, dev_name(&ibdev->dev));
-		__entry->qpn = qpn;
+		siw_assign_str(dev, dev_name(&qp->sdev->base_dev.dev));
+		__entry->qpn = qp->base_qp.qp_num;
 		__entry->q = q;
 		__entry->count = count;
 	),

@@ -388,7 +388,7 @@ static int siw_tx_message(struct siw_qp *qp, struct siw_hdr *h,
 						SIW_FPDU_HDR_MAX);
 			if (!hlen)
 				return -EINVAL;
-			trace_siw_fpdu_tx(&qp->sdev->base_dev, qp->base_qp.qp_num, h, f.payload);
+			trace_siw_fpdu_tx(qp, h, f.payload);
 			siw_qp_stat_add(qp, SIW_STAT_FPDU_TX, 1);
 			siw_qp_stat_add(qp, SIW_STAT_BYTES_TX, f.payload);
 			qp->tx_kv[nkv].iov_base = hdr;
@@ -518,7 +518,7 @@ static int siw_tx_read_request(struct siw_qp *qp, const struct siw_sqe *sqe,
 	e->sq_pos = pos;
 	qp->orq_put++;
 	spin_unlock_irqrestore(&qp->orq_lock, flags);
-	trace_siw_read_request(&qp->sdev->base_dev, qp->base_qp.qp_num, SIW_TRACE_ORQ, &h.rreq);
+	trace_siw_read_request(qp, SIW_TRACE_ORQ, &h.rreq);
 	return siw_tx_message(qp, &h, &src, NULL);
 }
 
@@ -560,7 +560,7 @@ static int siw_tx_rtr(struct siw_qp *qp, u8 type)
 		 siw_op_name(h.opcode));
 	siw_qp_stat_add(qp, SIW_STAT_RTR_TX, 1);
 	if (h.opcode == SIW_RDMAP_READ_REQ)
-		trace_siw_read_request(&qp->sdev->base_dev, qp->base_qp.qp_num, SIW_TRACE_ORQ,
+		trace_siw_read_request(qp, SIW_TRACE_ORQ,
 				       &h.rreq);
 	return siw_tx_message(qp, &h, &src, NULL);
 }
@@ -640,14 +640,14 @@ static void siw_tx_terminate(struct siw_qp *qp)
 	}
 	len = SIW_MPA_LEN_LEN + ulen;
 	len += siw_fpdu_trailer(buf + len, pad, crc);
-	trace_siw_fpdu_tx(&qp->sdev->base_dev, qp->base_qp.qp_num, &th, ulen - SIW_TERM_HDR_LEN);
+	trace_siw_fpdu_tx(qp, &th, ulen - SIW_TERM_HDR_LEN);
 	siw_qp_stat_add(qp, SIW_STAT_FPDU_TX, 1);
 	siw_qp_stat_add(qp, siw_term_layer(code) == SIW_TERM_LAYER_RDMAP ?
 			SIW_STAT_TERM_TX_RDMAP :
 			siw_term_layer(code) == SIW_TERM_LAYER_DDP ?
 			SIW_STAT_TERM_TX_DDP : SIW_STAT_TERM_TX_MPA, 1);
 	if (trace_siw_terminate_enabled())
-		trace_siw_terminate(&qp->sdev->base_dev, qp->base_qp.qp_num, true,
+		trace_siw_terminate(qp, true,
 				    siw_term_layer(code), siw_term_etype(code),
 				    siw_term_ecode(code), siw_term_name(code),
 				    qp->term_hdr, qp->term_hdr_len);
@@ -826,7 +826,7 @@ static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	/* Started: not before, where ORD or a fence may hold it back. */
 	if (trace_siw_wqe_start_enabled())
-		trace_siw_wqe_start(&qp->sdev->base_dev, qp->base_qp.qp_num, SIW_TRACE_SQ, pos,
+		trace_siw_wqe_start(qp, SIW_TRACE_SQ, pos,
 				    sqe.id, sqe.opcode,
 				    (sqe.opcode == SIW_OP_READ ||
 				     sqe.opcode == SIW_OP_READ_LOCAL_INV) ?
