@@ -707,6 +707,37 @@ static bool siw_tx_doorbell_may_send(struct siw_qp *qp,
 }
 
 /*
+ * The oldest inbound Read Request still to answer, copied to *e; false
+ * when there is none. Only a tx_lock holder takes entries (siw_irq_pop),
+ * so what it peeks stays the oldest until it pops it.
+ */
+static bool siw_irq_peek(struct siw_qp *qp, struct siw_irq_entry *e)
+{
+	unsigned long flags;
+	bool have = false;
+
+	lockdep_assert_held(&qp->tx_lock);
+	spin_lock_irqsave(&qp->irq_lock, flags);
+	if (qp->irq_get != qp->irq_put) {
+		*e = qp->irq[qp->irq_get % qp->irq_size];
+		have = true;
+	}
+	spin_unlock_irqrestore(&qp->irq_lock, flags);
+	return have;
+}
+
+/* Frees the slot of the entry siw_irq_peek() returned. */
+static void siw_irq_pop(struct siw_qp *qp)
+{
+	unsigned long flags;
+
+	lockdep_assert_held(&qp->tx_lock);
+	spin_lock_irqsave(&qp->irq_lock, flags);
+	qp->irq_get++;
+	spin_unlock_irqrestore(&qp->irq_lock, flags);
+}
+
+/*
  * In a doorbell: answers the oldest inbound Read Request if its response
  * fits (siw_tx_doorbell_fits), so a QP that both reads and is read from
  * answers in its user's system call rather than waking the worker.
@@ -716,24 +747,12 @@ static enum siw_tx_step siw_tx_doorbell_read_response(struct siw_qp *qp,
 						      u32 *budget)
 {
 	struct siw_irq_entry e;
-	unsigned long flags;
-	bool have = false;
 
-	lockdep_assert_held(&qp->tx_lock);
-	/* Only a tx_lock holder takes entries: what we peek stays ours. */
-	spin_lock_irqsave(&qp->irq_lock, flags);
-	if (qp->irq_get != qp->irq_put) {
-		e = qp->irq[qp->irq_get % qp->irq_size];
-		have = true;
-	}
-	spin_unlock_irqrestore(&qp->irq_lock, flags);
-	if (!have)
+	if (!siw_irq_peek(qp, &e))
 		return SIW_TX_EMPTY;
 	if (!siw_tx_doorbell_fits(qp, e.rreq.size, budget))
 		return SIW_TX_DEFER;
-	spin_lock_irqsave(&qp->irq_lock, flags);
-	qp->irq_get++;
-	spin_unlock_irqrestore(&qp->irq_lock, flags);
+	siw_irq_pop(qp);
 	if (siw_tx_read_response(qp, &e))
 		return SIW_TX_BLOCKED;
 	WRITE_ONCE(qp->tx_db_read_resps, qp->tx_db_read_resps + 1);
@@ -1017,8 +1036,6 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 	lockdep_assert_held(&qp->tx_lock);
 	for (;;) {
 		struct siw_irq_entry e;
-		unsigned long flags;
-		bool have_rreq = false;
 
 		/*
 		 * Kicks before this are answered by what follows: the xchg()
@@ -1068,14 +1085,8 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 				return step;
 			continue;
 		}
-		spin_lock_irqsave(&qp->irq_lock, flags);
-		if (qp->irq_get != qp->irq_put) {
-			e = qp->irq[qp->irq_get % qp->irq_size];
-			qp->irq_get++;
-			have_rreq = true;
-		}
-		spin_unlock_irqrestore(&qp->irq_lock, flags);
-		if (have_rreq) {
+		if (siw_irq_peek(qp, &e)) {
+			siw_irq_pop(qp);
 			if (siw_tx_read_response(qp, &e))
 				return SIW_TX_BLOCKED;
 			continue;
