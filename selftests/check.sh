@@ -92,7 +92,7 @@ if [ -z "$tests" ] || [ ${#vm_tests[@]} -gt 0 ]; then
 	# No capture of an earlier run may stand in for this one's.
 	rm -f "build/vm/test-$abi"/wire-*.pcap "build/vm/test-$abi"/hostile-*.pcap \
 		"build/vm/test-$abi"/hostile-*.expect "build/vm/test-$abi"/walk.pcap \
-		"build/vm/test-$abi"/walk-trace.txt
+		"build/vm/test-$abi"/walk*-trace.txt
 	if ! run_vm --out "build/vm/test-$abi" test "${vm_tests[@]}"; then
 		extra_failed=1
 	fi

@@ -1,21 +1,23 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
-"""walkthrough.py DIR (--check | --write) [--doc FILE]
+"""walkthrough.py DIR (--check | --write) [--docs DIR]
 
 The host half of selftests/tests/81-walkthrough.sh: from the capture
 (DIR/walk.pcap, decoded here by tshark) and the trace (DIR/walk-trace.txt)
-of one connection and one RDMA Read, makes the excerpts that
-Documentation/protocol.rst shows. Each one there is the literal block that
-follows a comment line ".. walkthrough: NAME" (NAME: one of the excerpts
-make_excerpts() makes).
+of one connection and one RDMA Read, and the traces of three worked
+examples (DIR/walk-NAME-trace.txt), makes the excerpts that
+Documentation/protocol.rst and debugging.rst show. Each one there is the
+literal block that follows a comment line ".. walkthrough: NAME".
 
---write  rewrites those blocks in FILE (make walkthrough);
---check  prints TAP: the run has every line the walk-through needs, and
-         each block in FILE reads the same as the fresh excerpt in all but
-         what changes from run to run: STags, tagged offsets and other
+--write  rewrites those blocks (make walkthrough);
+--check  prints TAP: the run has every line the excerpts need, and each
+         block of protocol.rst reads the same as the fresh excerpt in all
+         but what changes from run to run: STags, tagged offsets and other
          memory addresses, CRCs (they cover both), the client's TCP port,
          TCP timestamps and windows. Trace lines are compared one device at
-         a time, since the two devices' lines interleave by timing.
+         a time, since the two devices' lines interleave by timing. In
+         debugging.rst's examples the lines their prose relies on are
+         compared (DEBUG).
 """
 import argparse
 import difflib
@@ -198,6 +200,69 @@ def make_excerpts(pcap, trace):
     return ex
 
 
+# The worked examples of debugging.rst: (trace file, where the excerpt
+# starts, the lines its prose relies on). An excerpt starts at the first
+# line matching its start pattern (None: the trace's first line). Only
+# the lines the prose relies on are compared, by how many of each there
+# are: the rest (an endpoint closing, say) may or may not come before the
+# trace stopped.
+DEBUG = {
+    'debug-reject': ('walk-reject-trace.txt', None, [
+        r'^siw_cep_state: siw_a cep \d+ qp 0 AWAIT_REQUEST -> '
+        r'REQUEST_DELIVERED ',
+        r'^siw_mpa_frame: siw_a cep \d+ received MPA request ',
+        r'^siw_mpa_frame: siw_a cep \d+ sent MPA reject ',
+        r'^siw_mpa_frame: siw_b cep \d+ sent MPA request ',
+        r'^siw_mpa_frame: siw_b cep \d+ received MPA reject ',
+    ]),
+    'debug-access': ('walk-access-trace.txt',
+                     r'^siw_wqe_start: siw_b .* READ ', [
+        r'^siw_wqe_start: siw_b qp \d+ SQ\[\d+\] wr_id 0x77 READ len 4096$',
+        r'^siw_terminate: siw_a qp \d+ sent RDMAP type \d+ code 0x[0-9a-f]+ '
+        r'\(.+\) hdr [0-9a-f]+$',
+        r'^siw_terminate: siw_b qp \d+ received RDMAP ',
+        r'^siw_cqe: siw_b cq \d+ qp \d+ wr_id 0x77 READ REM_ACCESS_ERR ',
+        r'^siw_flush: siw_a qp \d+ RQ: 2 flushed$',
+        r'^siw_cqe: siw_a cq \d+ qp \d+ wr_id 0x[0-9a-f]+ RECEIVE '
+        r'WR_FLUSH_ERR ',
+    ]),
+    'debug-disconnect': ('walk-disconnect-trace.txt',
+                         r'^siw_qp_state: .* -> (ERR|SQD|CLOSING)', [
+        r'^siw_flush: siw_a qp \d+ RQ: 5 flushed$',
+        r'^siw_cqe: siw_a cq \d+ qp \d+ wr_id 0x[0-9a-f]+ RECEIVE '
+        r'WR_FLUSH_ERR ',
+    ]),
+}
+
+
+def make_debug_excerpts(d):
+    ex = {}
+    for name, (fname, start, keys) in DEBUG.items():
+        lines = trace_lines(os.path.join(d, fname))
+        if start:
+            at = next((i for i, l in enumerate(lines)
+                       if re.search(start, l)), None)
+            if at is None:
+                raise Missing('%s has no line matching %s' % (fname, start))
+            lines = lines[at:]
+        for k in keys:
+            if not any(re.search(k, l) for l in lines):
+                raise Missing('%s has no line matching %s' % (fname, k))
+        ex[name] = '\n'.join(lines) + '\n'
+    return ex
+
+
+def compare_keys(name, fresh, old):
+    bad = []
+    for k in DEBUG[name][2]:
+        a = sum(1 for l in old.splitlines() if re.search(k, l))
+        b = sum(1 for l in fresh.splitlines() if re.search(k, l))
+        if a != b:
+            bad.append('%d lines in the document, %d in the run: %s'
+                       % (a, b, k))
+    return '\n'.join(bad) + '\n' if bad else None
+
+
 def normalize(text):
     # Memory addresses, tagged offsets, STags and CRCs: 6 or more hex
     # digits (a STag is printed with 8, an address with 12 or 16).
@@ -234,17 +299,20 @@ def compare(name, fresh, old):
         'checked in: ' + name, 'fresh run: ' + name, n=1))
 
 
-MARK = re.compile(r'^\.\. walkthrough: (?P<name>[\w-]+)\s*$')
+DOCS = ('protocol.rst', 'debugging.rst')
+MARK = re.compile(r'^(?P<ind> *)\.\. walkthrough: (?P<name>[\w-]+)\s*$')
 
 
 def doc_blocks(lines):
-    """{NAME: (first, end)}: the line range of each marked literal block's
-    indented text in lines (end exclusive)."""
+    """{NAME: (first, end, indent)}: the line range of each marked literal
+    block's text in lines (end exclusive) and the indent of its text: the
+    marker's and 4 more."""
     blocks = {}
     for i, line in enumerate(lines):
         m = MARK.match(line)
         if not m:
             continue
+        ind = ' ' * (len(m['ind']) + 4)
         j = i + 1
         while j < len(lines) and not lines[j].rstrip().endswith('::'):
             j += 1
@@ -253,21 +321,22 @@ def doc_blocks(lines):
             j += 1
         first = j
         while j < len(lines) and (not lines[j].strip() or
-                                  lines[j].startswith('    ')):
+                                  lines[j].startswith(ind)):
             j += 1
         while j > first and not lines[j - 1].strip():
             j -= 1
-        blocks[m['name']] = (first, j)
+        blocks[m['name']] = (first, j, ind)
     return blocks
 
 
-def block_text(lines, rng):
-    return ''.join(l[4:] if l.strip() else '\n'
-                   for l in lines[rng[0]:rng[1]])
+def block_text(lines, blk):
+    first, end, ind = blk
+    return ''.join(l[len(ind):] if l.strip() else '\n'
+                   for l in lines[first:end])
 
 
-def indent(text):
-    return [('    ' + l if l.strip() else '') + '\n'
+def indent(text, ind):
+    return [(ind + l if l.strip() else '') + '\n'
             for l in text.splitlines()]
 
 
@@ -278,12 +347,11 @@ def main():
     mode.add_argument('--check', action='store_true')
     mode.add_argument('--write', action='store_true')
     here = os.path.dirname(os.path.abspath(__file__))
-    ap.add_argument('--doc', default=os.path.join(here, '..', 'Documentation',
-                                                  'protocol.rst'))
+    ap.add_argument('--docs', default=os.path.join(here, '..',
+                                                   'Documentation'))
     o = ap.parse_args()
     pcap = os.path.join(o.dir, 'walk.pcap')
     trace = os.path.join(o.dir, 'walk-trace.txt')
-    doc = os.path.basename(o.doc)
 
     n = failed = 0
 
@@ -303,7 +371,8 @@ def main():
 
     if o.check:
         print('TAP version 13')
-    for f in (pcap, trace):
+    need = [pcap, trace] + [os.path.join(o.dir, v[0]) for v in DEBUG.values()]
+    for f in need:
         if not os.path.isfile(f):
             msg = '%s is missing (81-walkthrough did not run or failed)' % f
             if o.write:
@@ -313,38 +382,49 @@ def main():
         return done()
     try:
         ex = make_excerpts(pcap, trace)
+        ex.update(make_debug_excerpts(o.dir))
     except Missing as e:
         if o.write:
             sys.exit('walkthrough.py: ' + str(e))
-        tap(False, 'the run has every line the walk-through shows', str(e))
+        tap(False, 'the run has every line the excerpts show', str(e))
         return done()
-    with open(o.doc) as f:
-        lines = f.readlines()
-    blocks = doc_blocks(lines)
-    unknown = sorted(set(blocks) - set(ex))
-    if o.write:
-        if unknown:
-            sys.exit('walkthrough.py: %s marks unknown excerpts: %s'
-                     % (doc, ' '.join(unknown)))
-        # From the end, so that earlier ranges stay where they are.
-        for name, rng in sorted(blocks.items(), key=lambda b: -b[1][0]):
-            lines[rng[0]:rng[1]] = indent(ex[name])
-        with open(o.doc, 'w') as f:
-            f.writelines(lines)
-        print('walkthrough.py: rewrote %d excerpts in %s'
-              % (len(blocks), o.doc))
-        return 0
-    tap(True, 'the run has every line the walk-through shows')
-    tap(not unknown, '%s marks only excerpts this script makes' % doc,
-        'unknown: ' + ' '.join(unknown))
-    unused = sorted(set(ex) - set(blocks))
-    tap(not unused, '%s shows every excerpt' % doc,
-        'not shown: ' + ' '.join(unused))
-    for name in sorted(set(blocks) & set(ex)):
-        diff = compare(name, ex[name], block_text(lines, blocks[name]))
-        tap(diff is None, '%s: the excerpt %s is current' % (doc, name),
-            (diff or '') + ('make walkthrough rewrites it from a fresh run'
-                            if diff else ''))
+    if o.check:
+        tap(True, 'the run has every line the excerpts show')
+    shown = set()
+    for doc in DOCS:
+        path = os.path.join(o.docs, doc)
+        with open(path) as f:
+            lines = f.readlines()
+        blocks = doc_blocks(lines)
+        shown |= set(blocks)
+        unknown = sorted(set(blocks) - set(ex))
+        if o.write:
+            if unknown:
+                sys.exit('walkthrough.py: %s marks unknown excerpts: %s'
+                         % (doc, ' '.join(unknown)))
+            # From the end, so that earlier ranges stay where they are.
+            for name, blk in sorted(blocks.items(), key=lambda b: -b[1][0]):
+                lines[blk[0]:blk[1]] = indent(ex[name], blk[2])
+            with open(path, 'w') as f:
+                f.writelines(lines)
+            print('walkthrough.py: rewrote %d excerpts in %s'
+                  % (len(blocks), path))
+            continue
+        tap(not unknown, '%s marks only excerpts this script makes' % doc,
+            'unknown: ' + ' '.join(unknown))
+        for name in sorted(set(blocks) & set(ex)):
+            old = block_text(lines, blocks[name])
+            if name in DEBUG:
+                diff = compare_keys(name, ex[name], old)
+            else:
+                diff = compare(name, ex[name], old)
+            tap(diff is None, '%s: the excerpt %s is current' % (doc, name),
+                (diff or '') + ('make walkthrough rewrites it from a fresh '
+                                'run' if diff else ''))
+    if o.check:
+        unused = sorted(set(ex) - shown)
+        tap(not unused, 'the documents show every excerpt',
+            'not shown: ' + ' '.join(unused))
     return done()
 
 

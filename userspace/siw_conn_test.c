@@ -16,8 +16,9 @@
  * what was negotiated, e.g. with `rdma resource show qp -dd`) and counts
  * its exit status as a check; -r expects the connection to be refused.
  * The "overwrite" case runs CMD too, after its transfer, before the
- * connection ends (to check how the QPs sent, for instance), and so does
- * "walk", after its one RDMA Read.
+ * connection ends (to check how the QPs sent, for instance), and so do
+ * "walk" and "walkerr" after their RDMA Read, "reject" after the client
+ * got REJECTED and "disconnect" after the flushed receives.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -781,6 +782,11 @@ static void case_disconnect(void)
 		ok = wc[i].status == IBV_WC_WR_FLUSH_ERR &&
 		     wc[i].wr_id == (uint64_t)(1000 + i);
 	tap(ok, "disconnect: its 5 receives complete flushed, in order (%d)", n);
+	if (verify_cmd) {
+		int rc = system(verify_cmd);
+
+		tap(rc == 0, "disconnect: %s", verify_cmd);
+	}
 	/*
 	 * The server disconnects too, after the fact, as applications do on
 	 * DISCONNECTED: librdmacm moves its QP (in ERR by now) to SQD first.
@@ -890,6 +896,11 @@ static void case_reject(void)
 		rdma_ack_cm_event(ev);
 	}
 	tap(ok, "reject: the client gets REJECTED with the private data");
+	if (verify_cmd) {
+		int rc = system(verify_cmd);
+
+		tap(rc == 0, "reject: %s", verify_cmd);
+	}
 	pair_destroy(&p);
 }
 
@@ -1433,6 +1444,45 @@ out:
 	pair_destroy(&p);
 }
 
+/*
+ * The same Read with a wrong STag, the server having posted 2 receives:
+ * the first worked example of Documentation/debugging.rst. CMD runs once
+ * both sides' completions are in.
+ */
+static void case_walk_error(void)
+{
+	struct pair_opts o = { .srv_access = DEFAULT_ACCESS,
+			       .cli_access = DEFAULT_ACCESS, .recvs = 2 };
+	struct ibv_wc wc[2];
+	struct ibv_sge sg;
+	struct pair p;
+
+	if (pair_connect(&p, &o)) {
+		tap(0, "walkerr: connect");
+		goto out;
+	}
+	sg = (struct ibv_sge){ (uintptr_t)p.cli.buf, WALK_LEN, p.cli.mr->lkey };
+	if (send_wr(&p.cli, IBV_WR_RDMA_READ, &sg, 1, 0, (uintptr_t)p.srv.buf,
+		    p.srv.mr->rkey ^ 0x5a5a00, WALK_WR_ID)) {
+		tap(0, "walkerr: ibv_post_send of the RDMA Read");
+		goto out;
+	}
+	tap(poll_n(p.cli.cq, wc, 1) == 1 &&
+	    wc[0].status == IBV_WC_REM_ACCESS_ERR && wc[0].wr_id == WALK_WR_ID,
+	    "walkerr: the Read with a wrong STag completes REM_ACCESS_ERR");
+	tap(poll_n(p.srv.cq, wc, 2) == 2 &&
+	    wc[0].status == IBV_WC_WR_FLUSH_ERR &&
+	    wc[1].status == IBV_WC_WR_FLUSH_ERR,
+	    "walkerr: the server's 2 receives complete flushed");
+	if (verify_cmd) {
+		int rc = system(verify_cmd);
+
+		tap(rc == 0, "walkerr: %s", verify_cmd);
+	}
+out:
+	pair_destroy(&p);
+}
+
 static const struct {
 	const char *name;
 	void (*run)(void);
@@ -1452,6 +1502,7 @@ static const struct {
 	{ "mrchurn", case_mr_churn },
 	{ "overwrite", case_overwrite },
 	{ "walk", case_walk },
+	{ "walkerr", case_walk_error },
 };
 
 #define NCASES (int)(sizeof(cases) / sizeof(cases[0]))

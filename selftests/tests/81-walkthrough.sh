@@ -10,12 +10,18 @@
 # offloads are off. The trace stops once the Read completed, before the
 # disconnect.
 #
-# Both records go to the output share (walk.pcap, walk-trace.txt); the
-# host decodes them (selftests/walkthrough.py, from check.sh) and checks
-# that the excerpts protocol.rst shows still read the same, or writes
-# them anew (make walkthrough).
+# Then three more traced runs, the worked examples of debugging.rst: a
+# rejected connection (siw_conn_test reject), a Read with a wrong STag
+# ending in a Terminate (walkerr) and the flush after a disconnect
+# (disconnect), each trace ending where the case runs its -x command.
+#
+# All records go to the output share (walk.pcap, walk-trace.txt,
+# walk-NAME-trace.txt); the host decodes them (selftests/walkthrough.py,
+# from check.sh) and checks that the excerpts protocol.rst and
+# debugging.rst show still read the same, or writes them anew (make
+# walkthrough).
 . "$(dirname "$0")/lib.sh"
-plan 20
+plan 29
 require tcpdump ethtool
 prog=$SIW_DIR/userspace/siw_conn_test
 [ -x "$prog" ] || { fail "userspace/siw_conn_test is built" "missing: $prog (make -C userspace)"; exit 1; }
@@ -71,6 +77,26 @@ check "the trace holds the Read's completion at siw_b" \
 check "the trace ends before the disconnect" \
 	sh -c "! grep -q ' -> ERR \| CLOSED ' $SIW_OUT/walk-trace.txt"
 rm -f "$pcap"
+
+# traced NAME CASE: the siw_conn_test case traced, up to where it runs
+# its -x command; the trace goes to the output share as
+# walk-NAME-trace.txt. The worked examples of debugging.rst.
+traced() {
+	local out=$SIW_OUT/walk-$1-trace.txt
+	rm -f "$out"
+	check "$1: trace buffer emptied, siw's events on" sh -c "
+		echo 0 > $T/tracing_on && echo > $T/trace &&
+		echo 1 > $T/events/siw/enable && echo 1 > $T/tracing_on"
+	tap_prog "$1: siw_conn_test $2, traced" \
+		timeout 120 "$prog" -a "$addr" -S "$NS1" -C "$NS2" \
+		-x "echo 0 > $T/tracing_on" "$2"
+	echo 0 > $T/events/siw/enable
+	check "$1: trace copied to the output share" sh -c "grep -v '^#' $T/trace > $out"
+}
+traced reject reject
+traced access walkerr
+traced disconnect disconnect
+
 check_wait "no QP, CQ, MR or PD is left" 10 no_siw_resources
 check "rdma link delete siw_a, siw_b" sh -c \
 	"ip netns exec $NS1 rdma link delete siw_a && ip netns exec $NS2 rdma link delete siw_b"
