@@ -72,7 +72,11 @@ def wire_frames(pcap):
                        'info': info.strip()})
     if not frames:
         raise Missing('no frame of the connection to port %d' % PORT)
-    return frames
+    # Up to the client's FIN: what the server's end sends after it (a
+    # FIN, a reset) depends on when it is destroyed.
+    fin = next((i for i, f in enumerate(frames) if '[FIN' in f['info']),
+               len(frames) - 1)
+    return frames[:fin + 1]
 
 
 def summary_line(i, f):

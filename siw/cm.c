@@ -113,6 +113,14 @@ static void siw_cep_trace_state(struct siw_cep *cep, enum siw_cep_state new,
 			memset(&l, 0, sizeof(l));
 			memset(&r, 0, sizeof(r));
 		}
+		/*
+		 * Before the socket is bound or connected (a listener, an
+		 * active side connecting): what the ULP asked for.
+		 */
+		if (cep->cm_id && !siw_trace_addr_known(&l))
+			l = cep->cm_id->local_addr;
+		if (cep->cm_id && !siw_trace_addr_known(&r))
+			r = cep->cm_id->remote_addr;
 		trace_siw_cep_state(cep,
 				    cep->qp ? cep->qp->base_qp.qp_num : 0,
 				    cep->state, new, &l, &r);

@@ -91,6 +91,33 @@ enum siw_trace_queue {
 	SIW_TRACE_IRQ,		/* inbound Read Requests to answer */
 	SIW_TRACE_ORQ,		/* our outstanding Read Requests */
 };
+
+/* "addr:port -> addr:port" for siw_cep_state, "-" for an unknown end. */
+#define SIW_TRACE_ADDRS_LEN	112
+static inline bool siw_trace_addr_known(const struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_port != 0;
+	if (a->ss_family == AF_INET6)
+		return ((const struct sockaddr_in6 *)a)->sin6_port != 0;
+	return false;
+}
+
+static inline void siw_trace_addrs(char *buf,
+				   const struct sockaddr_storage *l,
+				   const struct sockaddr_storage *r)
+{
+	int n = 0;
+
+	if (siw_trace_addr_known(l))
+		n = scnprintf(buf, SIW_TRACE_ADDRS_LEN, "%pISpc", l);
+	else
+		n = scnprintf(buf, SIW_TRACE_ADDRS_LEN, "-");
+	if (siw_trace_addr_known(r))
+		scnprintf(buf + n, SIW_TRACE_ADDRS_LEN - n, " -> %pISpc", r);
+	else
+		scnprintf(buf + n, SIW_TRACE_ADDRS_LEN - n, " -> -");
+}
 #endif
 
 #define SIW_TRACE_QUEUES					\
@@ -136,8 +163,7 @@ TRACE_EVENT(siw_cep_state,
 		__field(u32, qpn)
 		__field(int, old)
 		__field(int, new)
-		__array(u8, laddr, sizeof(struct sockaddr_in6))
-		__array(u8, raddr, sizeof(struct sockaddr_in6))
+		__array(char, addrs, SIW_TRACE_ADDRS_LEN)
 	),
 	TP_fast_assign(
 		siw_assign_str(dev, dev_name(&cep->sdev->base_dev.dev));
@@ -145,15 +171,13 @@ TRACE_EVENT(siw_cep_state,
 		__entry->qpn = qpn;
 		__entry->old = old;
 		__entry->new = new;
-		memcpy(__entry->laddr, laddr, sizeof(__entry->laddr));
-		memcpy(__entry->raddr, raddr, sizeof(__entry->raddr));
+		siw_trace_addrs(__entry->addrs, laddr, raddr);
 	),
-	TP_printk("%s cep %u qp %u %s -> %s %pISpc -> %pISpc",
+	TP_printk("%s cep %u qp %u %s -> %s %s",
 		  __get_str(dev),
 		  __entry->cep_id, __entry->qpn,
 		  siw_show_cep_state(__entry->old),
-		  siw_show_cep_state(__entry->new),
-		  __entry->laddr, __entry->raddr)
+		  siw_show_cep_state(__entry->new), __entry->addrs)
 );
 
 /* An MPA request or reply (a reject is a reply with R) on the wire. */
