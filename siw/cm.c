@@ -950,10 +950,10 @@ int siw_create_listen(struct iw_cm_id *cm_id, int backlog)
 		goto err_free;
 	}
 	mutex_lock(&cep->lock);
-	siw_cep_set_state(cep, SIW_CEP_LISTEN);
 	cm_id->add_ref(cm_id);
 	cep->cm_id = cm_id;
 	cm_id->provider_data = cep;
+	siw_cep_set_state(cep, SIW_CEP_LISTEN);	/* traced with cm_id's address */
 	siw_cep_attach_socket(cep, sock);
 	mutex_unlock(&cep->lock);
 	/* Connections may be waiting already. */
