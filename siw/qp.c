@@ -438,13 +438,16 @@ void siw_qp_flush(struct siw_qp *qp)
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
 }
 
-/* Moves the QP to error and flushes its queues. Any context. */
+/*
+ * Moves the QP to error and flushes its queues: its connection closes
+ * (siw_cep_established_close). Any context.
+ */
 void siw_qp_to_error(struct siw_qp *qp)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
-	siw_qp_set_state(qp, IB_QPS_ERR, "error");
+	siw_qp_set_state(qp, IB_QPS_ERR, "closed");
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	siw_qp_flush(qp);
 }
