@@ -365,7 +365,7 @@ def main():
         failed += not good
         print('%s %d - walkthrough (host): %s' % ('ok' if good else 'not ok',
                                                    n, desc))
-        for d in detail.splitlines():
+        for d in (detail.splitlines() if not good else []):
             print('#     ' + d)
 
     def done():
