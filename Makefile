@@ -7,8 +7,8 @@
 #   make check           install what is missing, build, run host and in-VM tests
 #   make fuzz            fuzz the protocol core, FUZZ_TIME seconds per target
 #   make demo            boot a VM and show siw between two network namespaces
-#   make walkthrough     rewrite the walk-through excerpts in
-#                        Documentation/protocol.rst from a fresh run
+#   make walkthrough     rewrite the excerpts in Documentation/protocol.rst
+#                        and debugging.rst from a fresh run
 #   make shell           an interactive shell in the test VM
 #   make install         install the module (DKMS when present)
 #   make uninstall       remove it again

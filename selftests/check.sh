@@ -107,9 +107,9 @@ if [ -n "$wire_parts" ]; then
 	grep -E '^not ok' -A3 "$results/wire.tap" || true
 fi
 
-# 81-walkthrough leaves a capture and a trace of one RDMA Read: the
-# excerpts protocol.rst shows must still read the same (make
-# walkthrough writes them anew).
+# 81-walkthrough leaves a capture and traces: the excerpts protocol.rst
+# and debugging.rst show must still read the same (make walkthrough
+# writes them anew).
 walk=0
 if [ -z "$tests" ]; then
 	walk=1
@@ -118,8 +118,12 @@ else
 fi
 if [ $walk = 1 ]; then
 	if [ "${WALKTHROUGH_WRITE:-0}" = 1 ]; then
-		echo "== rewriting the walk-through excerpts in Documentation/protocol.rst from this run"
-		if python3 selftests/walkthrough.py "build/vm/test-$abi" --write; then
+		echo "== rewriting the excerpts in Documentation/protocol.rst and debugging.rst from this run"
+		# Never from a run that failed.
+		if grep -q '^not ok' "build/vm/test-$abi/results.tap" 2>/dev/null ||
+		   [ ! -f "build/vm/test-$abi/results.tap" ]; then
+			echo "not ok 1 - walkthrough (host): 81-walkthrough failed, nothing written" > "$results/walkthrough.tap"
+		elif python3 selftests/walkthrough.py "build/vm/test-$abi" --write; then
 			echo "ok 1 - walkthrough (host): the excerpts are written" > "$results/walkthrough.tap"
 		else
 			echo "not ok 1 - walkthrough (host): the excerpts are written" > "$results/walkthrough.tap"
@@ -128,6 +132,11 @@ if [ $walk = 1 ]; then
 		echo "== the walk-through's excerpts against this run"
 		python3 selftests/walkthrough.py "build/vm/test-$abi" --check \
 			> "$results/walkthrough.tap"
+		rc=$?
+		# A checker that crashed has checked nothing.
+		if [ $rc != 0 ] && ! grep -q '^not ok' "$results/walkthrough.tap"; then
+			echo "not ok - walkthrough (host): walkthrough.py failed (exit $rc)" >> "$results/walkthrough.tap"
+		fi
 		grep -E '^not ok' -A12 "$results/walkthrough.tap" || true
 	fi
 fi

@@ -215,7 +215,7 @@ DEBUG = {
         r'^siw_cep_state: siw_a cep \d+ qp 0 AWAIT_REQUEST -> '
         r'REQUEST_DELIVERED ',
         r'^siw_mpa_frame: siw_a cep \d+ received MPA request ',
-        r'^siw_mpa_frame: siw_a cep \d+ sent MPA reject ',
+        r'^siw_mpa_frame: siw_a cep \d+ sent MPA reject .* pdata 24$',
         r'^siw_mpa_frame: siw_b cep \d+ sent MPA request ',
         r'^siw_mpa_frame: siw_b cep \d+ received MPA reject ',
     ]),
@@ -227,11 +227,15 @@ DEBUG = {
         r'^siw_terminate: siw_b qp \d+ received RDMAP ',
         r'^siw_cqe: siw_b cq \d+ qp \d+ wr_id 0x77 READ REM_ACCESS_ERR ',
         r'^siw_flush: siw_a qp \d+ RQ: 2 flushed$',
+        r'^siw_qp_state: siw_a qp \d+ RTS -> ERR \(terminate\)$',
+        r'^siw_qp_state: siw_b qp \d+ RTS -> ERR \(fatal\)$',
         r'^siw_cqe: siw_a cq \d+ qp \d+ wr_id 0x[0-9a-f]+ RECEIVE '
         r'WR_FLUSH_ERR ',
     ]),
     'debug-disconnect': ('walk-disconnect-trace.txt',
-                         r'^siw_qp_state: .* -> (ERR|SQD|CLOSING)', [
+                         r'^siw_qp_state: .* -> (ERR|SQD)', [
+        r'^siw_qp_state: siw_b qp \d+ RTS -> SQD \(modify_qp\)$',
+        r'^siw_qp_state: siw_a qp \d+ RTS -> ERR \(closed\)$',
         r'^siw_flush: siw_a qp \d+ RQ: 5 flushed$',
         r'^siw_cqe: siw_a cq \d+ qp \d+ wr_id 0x[0-9a-f]+ RECEIVE '
         r'WR_FLUSH_ERR ',
@@ -329,6 +333,9 @@ def doc_blocks(lines):
             j += 1
         while j > first and not lines[j - 1].strip():
             j -= 1
+        if m['name'] in blocks:
+            raise SystemExit('walkthrough.py: the excerpt %s is marked twice'
+                             % m['name'])
         blocks[m['name']] = (first, j, ind)
     return blocks
 

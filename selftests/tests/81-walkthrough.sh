@@ -39,7 +39,7 @@ check "veth pair between two namespaces" setup_veth_pair
 check "segmentation offloads off on $IF1 and $IF2" sh -c \
 	"ip netns exec $NS1 ethtool -K $IF1 tso off gso off gro off && ip netns exec $NS2 ethtool -K $IF2 tso off gso off gro off"
 # A fresh module: endpoint numbers (cep N) count from 1 again.
-check "siw loaded afresh" sh -c "modprobe -r siw 2>/dev/null; modprobe siw"
+check "siw loaded afresh" sh -c "{ ! lsmod | grep -q '^siw ' || modprobe -r siw; } && modprobe siw"
 saved_crc=$(cat /sys/module/siw/parameters/mpa_crc)
 saved_gso=$(cat /sys/module/siw/parameters/mpa_gso)
 check "module parameters mpa_crc=2 mpa_gso=0" sh -c \
