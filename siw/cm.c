@@ -149,6 +149,7 @@ static struct siw_cep *siw_cep_alloc(struct siw_device *sdev, bool listener)
 	INIT_LIST_HEAD(&cep->child_entry);
 	INIT_WORK(&cep->work, siw_cep_work);
 	INIT_DELAYED_WORK(&cep->timer, siw_cep_timeout);
+	get_device(&sdev->base_dev.dev);
 	cep->sdev = sdev;
 	cep->id = atomic_inc_return(&siw_cep_ids);
 	cep->state = SIW_CEP_IDLE;
@@ -157,7 +158,10 @@ static struct siw_cep *siw_cep_alloc(struct siw_device *sdev, bool listener)
 
 static void siw_cep_release(struct kref *ref)
 {
-	kfree(container_of(ref, struct siw_cep, ref));
+	struct siw_cep *cep = container_of(ref, struct siw_cep, ref);
+
+	put_device(&cep->sdev->base_dev.dev);
+	kfree(cep);
 }
 
 void siw_cep_put(struct siw_cep *cep)
@@ -190,6 +194,7 @@ static void siw_cm_local_params(struct siw_cep *cep)
 	p->crc = k.mpa_crc == 2 ? SIW_MPA_CRC_REQUIRED :
 		 k.mpa_crc == 1 ? SIW_MPA_CRC_OFFERED : SIW_MPA_CRC_OFF;
 	p->p2p = k.mpa_p2p;
+	p->p2p_accept = k.mpa_p2p_accept;
 	p->rtr_types = k.mpa_rtr & SIW_RTR_ALL;
 	p->ird = SIW_MAX_IRD_QP;
 	p->ord = SIW_MAX_ORD_QP;

@@ -45,6 +45,11 @@ struct siw_cep {
 	 */
 	struct mutex lock;
 	enum siw_cep_state state;
+	/*
+	 * A reference to the device's struct device (get_device) for the
+	 * endpoint's whole life: the teardown traces and counts through sdev
+	 * after the QP and cm_id, which also pin the device, are let go.
+	 */
 	struct siw_device *sdev;
 	struct iw_cm_id *cm_id;		/* with a reference (add_ref) */
 	struct socket *sock;

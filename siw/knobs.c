@@ -21,7 +21,9 @@ static struct siw_knobs siw_default_knobs = {
 	.mpa_rev = 2,
 	.mpa_crc = 0,
 	.mpa_p2p = 0,
-	.mpa_rtr = SIW_RTR_WRITE | SIW_RTR_READ,
+	/* As iw_cxgb4 asks for it by default, answer it by default. */
+	.mpa_p2p_accept = 1,
+	.mpa_rtr = SIW_RTR_ALL,
 	.mpa_timeout_ms = 10000,
 	/*
 	 * On: only a peer that sets the same flag gets large FPDUs, so a
@@ -44,6 +46,7 @@ static const struct siw_knob_range siw_knob_ranges[] = {
 	SIW_KNOB(mpa_rev, 1, 2),
 	SIW_KNOB(mpa_crc, 0, 2),
 	SIW_KNOB(mpa_p2p, 0, 1),
+	SIW_KNOB(mpa_p2p_accept, 0, 1),
 	SIW_KNOB(mpa_rtr, 1, SIW_RTR_ALL),
 	SIW_KNOB(mpa_timeout_ms, 100, 600000),
 	SIW_KNOB(mpa_gso, 0, 1),
@@ -107,9 +110,11 @@ SIW_PARAM(mpa_rev,
 SIW_PARAM(mpa_crc,
 	  "MPA CRC of new devices: 0 do not ask (a peer's request is honoured, default), 1 offer, 2 require; per device: mpa/crc");
 SIW_PARAM(mpa_p2p,
-	  "Peer-to-peer mode with a ready-to-receive (RTR) message (MPA revision 2): 0 off (default), 1 on; per device: mpa/p2p");
+	  "As initiator, ask for peer-to-peer mode with a ready-to-receive (RTR) message (MPA revision 2): 0 no (default), 1 yes; per device: mpa/p2p");
+SIW_PARAM(mpa_p2p_accept,
+	  "As responder, answer an initiator's peer-to-peer request: 1 yes, with an RTR type from mpa_rtr (default), 0 reply without it; per device: mpa/p2p_accept");
 SIW_PARAM(mpa_rtr,
-	  "RTR messages accepted in peer-to-peer mode, a mask: 1 zero-length Send, 2 zero-length RDMA Write, 4 zero-length RDMA Read (default 6); per device: mpa/rtr");
+	  "RTR messages offered and accepted in peer-to-peer mode, a mask: 1 zero-length Send, 2 zero-length RDMA Write, 4 zero-length RDMA Read (default 7); per device: mpa/rtr");
 SIW_PARAM(mpa_timeout_ms,
 	  "Time a TCP connect plus MPA exchange may take, in ms (100-600000, default 10000); per device: mpa/timeout_ms");
 SIW_PARAM(mpa_gso,
@@ -120,6 +125,7 @@ void siw_knobs_init(struct siw_knobs *k)
 	k->mpa_rev = READ_ONCE(siw_default_knobs.mpa_rev);
 	k->mpa_crc = READ_ONCE(siw_default_knobs.mpa_crc);
 	k->mpa_p2p = READ_ONCE(siw_default_knobs.mpa_p2p);
+	k->mpa_p2p_accept = READ_ONCE(siw_default_knobs.mpa_p2p_accept);
 	k->mpa_rtr = READ_ONCE(siw_default_knobs.mpa_rtr);
 	k->mpa_timeout_ms = READ_ONCE(siw_default_knobs.mpa_timeout_ms);
 	k->mpa_gso = READ_ONCE(siw_default_knobs.mpa_gso);
@@ -130,6 +136,7 @@ void siw_knobs_get(struct siw_device *sdev, struct siw_knobs *k)
 	k->mpa_rev = READ_ONCE(sdev->knobs.mpa_rev);
 	k->mpa_crc = READ_ONCE(sdev->knobs.mpa_crc);
 	k->mpa_p2p = READ_ONCE(sdev->knobs.mpa_p2p);
+	k->mpa_p2p_accept = READ_ONCE(sdev->knobs.mpa_p2p_accept);
 	k->mpa_rtr = READ_ONCE(sdev->knobs.mpa_rtr);
 	k->mpa_timeout_ms = READ_ONCE(sdev->knobs.mpa_timeout_ms);
 	k->mpa_gso = READ_ONCE(sdev->knobs.mpa_gso);
@@ -182,6 +189,7 @@ static ssize_t siw_knob_store(struct device *dev, struct device_attribute *a,
 SIW_KNOB_ATTR(rev);
 SIW_KNOB_ATTR(crc);
 SIW_KNOB_ATTR(p2p);
+SIW_KNOB_ATTR(p2p_accept);
 SIW_KNOB_ATTR(rtr);
 SIW_KNOB_ATTR(timeout_ms);
 SIW_KNOB_ATTR(gso);
@@ -190,6 +198,7 @@ static struct attribute *siw_knob_attrs[] = {
 	&siw_attr_rev.attr,
 	&siw_attr_crc.attr,
 	&siw_attr_p2p.attr,
+	&siw_attr_p2p_accept.attr,
 	&siw_attr_rtr.attr,
 	&siw_attr_timeout_ms.attr,
 	&siw_attr_gso.attr,

@@ -276,9 +276,12 @@ void siw_mpa_request_init(const struct siw_mpa_params *local,
  *  - IRD/ORD (enhanced only): our ORD never exceeds the initiator's IRD;
  *    our IRD grows up to max_ird to take the initiator's ORD. If it cannot,
  *    we reply with what we have and the initiator lowers its ORD.
- *  - Peer-to-peer (enhanced only): if both want it, pick one RTR type both
- *    accept, or reject. If only the initiator wants it, reply without A;
- *    the initiator then goes on without an RTR exchange.
+ *  - Peer-to-peer (enhanced only): if the initiator asks for it and we
+ *    answer such requests (p2p_accept, on by default), pick one RTR type
+ *    both accept, or reject. With p2p_accept off we reply without A; an
+ *    initiator that can do without (siw) goes on without an RTR exchange,
+ *    others (iw_cxgb4) close. Our own p2p setting is what we ask for as
+ *    initiator; it plays no part here.
  *  - GSO-sized FPDUs: only if the initiator offered them and we allow
  *    them; the reply then carries the flag, and both ends use them.
  */
@@ -317,7 +320,7 @@ void siw_mpa_respond(const struct siw_mpa_params *local,
 	}
 	res->ird = min_u16(res->ird, SIW_MPA_V2_IRD_ORD_MAX);
 
-	if (!req->p2p || !local->p2p)
+	if (!req->p2p || !local->p2p_accept)
 		return;
 	common = req->rtr & local->rtr_types & SIW_RTR_ALL;
 	if (!common) {

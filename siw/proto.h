@@ -543,8 +543,9 @@ enum siw_mpa_crc_policy {
 struct siw_mpa_params {
 	u8 revision;		/* highest revision we speak: 1 or 2 */
 	enum siw_mpa_crc_policy crc;
-	bool p2p;		/* peer-to-peer RTR exchange (revision 2) */
-	u8 rtr_types;		/* SIW_RTR_* we accept for p2p */
+	bool p2p;		/* initiator: ask for peer-to-peer mode */
+	bool p2p_accept;	/* responder: answer a peer-to-peer request */
+	u8 rtr_types;		/* SIW_RTR_* we offer or accept for p2p */
 	u16 ird;		/* inbound RDMA Reads we accept */
 	u16 ord;		/* outbound RDMA Reads we want */
 	u16 max_ird;		/* ird may grow up to this to suit a peer */

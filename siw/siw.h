@@ -49,8 +49,9 @@
 struct siw_knobs {
 	int mpa_rev;		/* 1 or 2 */
 	int mpa_crc;		/* 0 off, 1 offer, 2 require */
-	int mpa_p2p;		/* peer-to-peer mode with an RTR message */
-	int mpa_rtr;		/* SIW_RTR_* accepted in p2p mode */
+	int mpa_p2p;		/* initiator: ask for peer-to-peer mode */
+	int mpa_p2p_accept;	/* responder: answer a p2p request */
+	int mpa_rtr;		/* SIW_RTR_* offered/accepted in p2p mode */
 	int mpa_timeout_ms;	/* TCP connect plus MPA exchange */
 	int mpa_gso;		/* offer/accept GSO-sized FPDUs (siw peers) */
 };

@@ -24,6 +24,7 @@ static void local_params(uint8_t a, uint8_t b, struct siw_mpa_params *p)
 	p->revision = (a & 1) ? SIW_MPA_REV_2 : SIW_MPA_REV_1;
 	p->crc = (enum siw_mpa_crc_policy)((a >> 1) % 3);
 	p->p2p = a & 0x8;
+	p->p2p_accept = a & 0x80;
 	p->rtr_types = (a >> 4) & SIW_RTR_ALL;
 	p->ird = b & 0x7f;
 	p->ord = (b >> 1) & 0x3f;
@@ -106,6 +107,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (kind == SIW_MPA_REQUEST) {
 		siw_mpa_respond(&local, &info, &res);
 		check_result(&local, &res, info.rtr);
+		/* A responder answers P only if it takes P2P requests. */
+		if (res.p2p)
+			CHECK(local.p2p_accept && info.p2p);
 		if (info.markers)
 			CHECK(res.verdict == SIW_MPA_REJECT);
 		siw_mpa_reply_init(&res, &rep);

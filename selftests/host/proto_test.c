@@ -516,7 +516,7 @@ static void test_mpa_respond(void)
 	peer.ird = 4;
 	peer.ord = 4;
 
-	local.p2p = true;
+	local.p2p_accept = true;
 	local.rtr_types = SIW_RTR_ALL;
 	peer.p2p = true;
 	peer.rtr_types = SIW_RTR_ALL;
@@ -543,11 +543,19 @@ static void test_mpa_respond(void)
 	siw_mpa_respond(&local, &req, &res);
 	ok(res.verdict == SIW_MPA_REJECT && res.reason == SIW_MPA_R_RTR,
 	   "respond: P2P, no RTR in common -> reject");
+	local.rtr_types = SIW_RTR_SEND;
 	local.p2p = false;
 	req_of(&peer, &req);
 	siw_mpa_respond(&local, &req, &res);
-	ok(res.verdict == SIW_MPA_ACCEPT && !res.p2p && !res.rtr,
-	   "respond: P2P asked of a non-P2P responder -> accept without");
+	ok(res.p2p && res.rtr == SIW_RTR_SEND,
+	   "respond: P2P answered although we would not ask for it");
+	local.p2p = true;
+	local.p2p_accept = false;
+	req_of(&peer, &req);
+	siw_mpa_respond(&local, &req, &res);
+	siw_mpa_reply_init(&res, &rep);
+	ok(res.verdict == SIW_MPA_ACCEPT && !res.p2p && !res.rtr && !rep.p2p,
+	   "respond: P2P refused (p2p_accept off) -> reply without P");
 }
 
 static void test_mpa_initiator(void)
@@ -671,7 +679,7 @@ static void test_mpa_exchange(void)
 	ini.rtr_types = SIW_RTR_ALL;
 	ini.ird = 8;
 	ini.ord = 16;
-	rsp.p2p = true;
+	rsp.p2p_accept = true;
 	rsp.rtr_types = SIW_RTR_READ | SIW_RTR_SEND;
 	rsp.crc = SIW_MPA_CRC_OFF;
 	rsp.ird = 2;

@@ -5,7 +5,9 @@
 # (/sys/class/infiniband/<dev>/mpa/), and connections between two siw
 # devices configured differently: revision 1 and 2 (either side lower),
 # CRC off/offered/required in every pairing, peer-to-peer mode with each
-# ready-to-receive message, p2p on one side only, no common RTR (refused),
+# ready-to-receive message, p2p on one side only, an initiator asking for
+# p2p against a responder at its defaults (answered, each RTR type) and
+# one that refuses it (p2p_accept 0), no common RTR (refused),
 # GSO-sized FPDUs (upstream siw's flag) on both sides, one side and with
 # revision 1, and 64 KiB rping traffic over them.
 # Each connection moves a Send, a Write and a Read with their data checked,
@@ -14,8 +16,8 @@
 # The connection counters (rdma statistic) follow: a refused connection is
 # counted on both devices, a timed-out one on the device that waited.
 . "$(dirname "$0")/lib.sh"
-# 25 cases of parameters and knobs, 30 connections, 7 more.
-plan 66
+# 28 cases of parameters and knobs, 33 connections, 11 more.
+plan 72
 require rdma rping busybox python3
 at_exit cleanup_netns
 
@@ -27,9 +29,9 @@ param_rejects() { ! echo "$2" > "/sys/module/siw/parameters/$1" 2>/dev/null; }
 reads() { [ "$(cat "$1")" = "$2" ]; }
 
 load_siw
-check "modinfo siw lists the six MPA parameters" sh -c \
-	'[ "$(modinfo -p siw | grep -cE "^mpa_(rev|crc|p2p|rtr|timeout_ms|gso):")" = 6 ]'
-for bad in "mpa_rev 3" "mpa_rev 0" "mpa_crc 3" "mpa_p2p 2" "mpa_rtr 0" \
+check "modinfo siw lists the seven MPA parameters" sh -c \
+	'[ "$(modinfo -p siw | grep -cE "^mpa_(rev|crc|p2p|p2p_accept|rtr|timeout_ms|gso):")" = 7 ]'
+for bad in "mpa_rev 3" "mpa_rev 0" "mpa_crc 3" "mpa_p2p 2" "mpa_p2p_accept 2" "mpa_rtr 0" \
 	   "mpa_rtr 8" "mpa_timeout_ms 0" "mpa_rev x" "mpa_gso 2"; do
 	check "module parameter refuses ${bad/ /=}" param_rejects $bad
 done
@@ -42,18 +44,21 @@ check "siw on $IF2" n2 rdma link add siw_b type siw netdev "$IF2"
 check "siw_b has crc 0, siw_a still 2" sh -c \
 	'[ "$(cat /sys/class/infiniband/siw_b/mpa/crc)" = 0 ] && [ "$(cat /sys/class/infiniband/siw_a/mpa/crc)" = 2 ]'
 check "GSO-sized FPDUs are on by default" reads /sys/class/infiniband/siw_b/mpa/gso 1
-for bad in "rev 3" "crc -1" "p2p 5" "rtr 9" "timeout_ms 50" "rev two" "gso 2"; do
+check "by default p2p is answered (p2p_accept 1, rtr 7) but not asked for" sh -c \
+	'cd /sys/class/infiniband/siw_b/mpa && [ "$(cat p2p_accept) $(cat rtr) $(cat p2p)" = "1 7 0" ]'
+for bad in "rev 3" "crc -1" "p2p 5" "p2p_accept 2" "rtr 9" "timeout_ms 50" "rev two" "gso 2"; do
 	check "sysfs mpa/${bad% *} refuses ${bad#* }" knob_rejects siw_a $bad
 done
 check "sysfs mpa/rtr takes 5" sh -c 'echo 5 > /sys/class/infiniband/siw_a/mpa/rtr && [ "$(cat /sys/class/infiniband/siw_a/mpa/rtr)" = 5 ]'
 
-# set DEV REV CRC P2P RTR [GSO]: GSO-sized FPDUs on (the default) unless
-# GSO is given.
+# set DEV REV CRC P2P RTR [GSO [P2P_ACCEPT]]: GSO-sized FPDUs on and p2p
+# requests answered (the defaults) unless given.
 set_dev() {
 	knob "$1" rev "$2" && knob "$1" crc "$3" && knob "$1" p2p "$4" &&
-	knob "$1" rtr "$5" && knob "$1" gso "${6:-1}"
+	knob "$1" rtr "$5" && knob "$1" gso "${6:-1}" &&
+	knob "$1" p2p_accept "${7:-1}"
 }
-# conn NAME "A: rev crc p2p rtr [gso]" "B: ..." EXPECT (REV CRC RTR [GSO],
+# conn NAME "A: rev crc p2p rtr [gso [accept]]" "B: ..." EXPECT (REV CRC RTR [GSO],
 # or refused)
 # siw_a (server, NS1) responds; siw_b (client, NS2) initiates.
 conn() {
@@ -89,7 +94,12 @@ conn "p2p write preferred"   "2 0 1 7" "2 0 1 6" "2 0 write"
 conn "p2p read of 7 and 4"   "2 0 1 7" "2 0 1 4" "2 0 read"
 conn "p2p send of 1 and 7"   "2 0 1 1" "2 0 1 7" "2 0 send"
 conn "p2p read, crc required" "2 2 1 4" "2 0 1 4" "2 1 read"
-conn "p2p initiator only"    "2 0 0 6" "2 0 1 6" "2 0 none"
+# An initiator asking for p2p (as iw_cxgb4 does by default) against a
+# responder at the defaults: each RTR type it offers alone is answered.
+conn "p2p asked, default responder, write" "2 0 0 7" "2 0 1 2" "2 0 write"
+conn "p2p asked, default responder, read"  "2 0 0 7" "2 0 1 4" "2 0 read"
+conn "p2p asked, default responder, send"  "2 0 0 7" "2 0 1 1" "2 0 send"
+conn "p2p asked, responder refuses"  "2 0 0 7 1 0" "2 0 1 6" "2 0 none"
 conn "p2p responder only"    "2 0 1 6" "2 0 0 6" "2 0 none"
 conn "p2p with a rev 1 peer" "2 0 1 6" "1 0 1 6" "1 0 none"
 siw_stats siw_a > /tmp/mpa-a.$$

@@ -23,10 +23,10 @@ out=/tmp/hostile.$$.out
 load_siw
 check "veth pair between two namespaces" setup_veth_pair
 check "siw on $IF1 (the server's side only)" n1 rdma link add siw_a type siw netdev "$IF1"
-# The server's device allows peer-to-peer mode with any RTR; the attacker
-# asks for it only in the p2p modes.
-check "siw_a allows p2p with every RTR type" sh -c \
-	'echo 1 > /sys/class/infiniband/siw_a/mpa/p2p && echo 7 > /sys/class/infiniband/siw_a/mpa/rtr'
+# At its defaults the server's device answers peer-to-peer mode with any
+# RTR; the attacker asks for it only in the p2p modes.
+check "siw_a answers p2p with every RTR type by default" sh -c \
+	'[ "$(cat /sys/class/infiniband/siw_a/mpa/p2p_accept)" = 1 ] && [ "$(cat /sys/class/infiniband/siw_a/mpa/rtr)" = 7 ]'
 # Revision 2 with CRC off and on is also captured: the host decodes each
 # Terminate siw sent with tshark and compares its layer, error type and
 # code with what the case expects (selftests/wire-check.sh), from the
