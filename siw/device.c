@@ -238,6 +238,7 @@ static void siw_dealloc_driver(struct ib_device *ibdev)
 	siw_mem_table_destroy(sdev);
 	if (sdev->dma_mem)
 		siw_mem_put(sdev->dma_mem);
+	siw_netdev_lo_addr_clear(sdev);
 	dev_put(sdev->netdev);
 	ida_free(&siw_dev_ida, sdev->dev_id);
 }
@@ -385,6 +386,7 @@ int siw_device_add(const char *ibdev_name, struct net_device *netdev)
 	siw_knobs_init(&sdev->knobs);
 	rtnl_lock();
 	siw_update_link_speed(sdev);
+	siw_netdev_lo_addr_set(sdev);
 	rtnl_unlock();
 
 	ib_set_device_ops(&sdev->base_dev, &siw_device_ops);

@@ -1,15 +1,72 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 /*
  * Following the netdev a siw device is bound to: port state on up/down and
- * carrier changes, and removal of the siw device when the netdev goes away.
+ * carrier changes, and removal of the siw device when the netdev goes away;
+ * and the hardware address siw gives lo.
  *
  * The notifier is registered globally, so it sees netdevs of every network
  * namespace: a siw device on a veth inside a namespace is followed exactly
  * like one on a netdev of the initial namespace.
  */
+#include <linux/etherdevice.h>
 #include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
 
 #include "siw.h"
+
+/*
+ * siw on the loopback device.
+ *
+ * rdma_cm finds the RDMA device of an address by its netdev's hardware
+ * address: cma_acquire_dev_by_src_ip() looks the first 16 bytes of it up
+ * in every device's GID table. lo's hardware address is all zeroes, and
+ * the core never stores a zero GID (add_modify_gid() turns it into an
+ * empty slot), so 127.0.0.1 and ::1 resolve to no device, even with a
+ * siw device on lo (ENODEV in rdma_bind_addr and rdma_resolve_addr).
+ *
+ * So while a siw device sits on lo, lo gets a random locally administered
+ * unicast address, which is also the device's GID 0. Random, because
+ * rdma_cm searches every device in every namespace, and each namespace's
+ * lo would otherwise carry the same one. Frames on lo carry it (tcpdump
+ * shows it) and nothing else sees a difference: lo does no ARP, and the
+ * change notification rebuilds its neighbour entries. It is taken back
+ * when the siw device goes, unless somebody changed lo's address since.
+ */
+void siw_netdev_lo_addr_set(struct siw_device *sdev)
+{
+	struct net_device *nd = sdev->netdev;
+	u8 addr[ETH_ALEN];
+
+	ASSERT_RTNL();
+	if (!(nd->flags & IFF_LOOPBACK) || nd->addr_len != ETH_ALEN ||
+	    !is_zero_ether_addr(nd->dev_addr))
+		return;
+	eth_random_addr(addr);
+	dev_addr_set(nd, addr);
+	ether_addr_copy(sdev->lo_addr, addr);
+	sdev->lo_addr_set = true;
+	call_netdevice_notifiers(NETDEV_CHANGEADDR, nd);
+	pr_info("siw: %s has the address %pM while siw is on it (rdma_cm finds devices by it)\n",
+		nd->name, addr);
+}
+
+/* Takes the address back; not under RTNL. */
+void siw_netdev_lo_addr_clear(struct siw_device *sdev)
+{
+	struct net_device *nd = sdev->netdev;
+	static const u8 zero[ETH_ALEN];
+
+	if (!sdev->lo_addr_set)
+		return;
+	rtnl_lock();
+	if (nd->reg_state == NETREG_REGISTERED &&
+	    ether_addr_equal(nd->dev_addr, sdev->lo_addr)) {
+		dev_addr_set(nd, zero);
+		call_netdevice_notifiers(NETDEV_CHANGEADDR, nd);
+	}
+	sdev->lo_addr_set = false;
+	rtnl_unlock();
+}
 
 /* Called with RTNL held. */
 static int siw_netdev_event(struct notifier_block *nb, unsigned long event,

@@ -81,6 +81,12 @@ struct siw_device {
 	/* STag index -> struct siw_mem; RCU lookups. */
 	struct xarray mem_xa;
 	u32 next_mem_index;
+	/*
+	 * On lo only: the hardware address siw gave it (netdev.c), to be
+	 * taken back when the device goes; under RTNL.
+	 */
+	bool lo_addr_set;
+	u8 lo_addr[ETH_ALEN];
 	/* Port speed as IB enums; written under RTNL, read locklessly. */
 	u16 active_speed;
 	u8 active_width;
@@ -124,6 +130,8 @@ void siw_knobs_get(struct siw_device *sdev, struct siw_knobs *k);
 extern const struct attribute_group siw_knob_group;
 
 /* netdev.c */
+void siw_netdev_lo_addr_set(struct siw_device *sdev);
+void siw_netdev_lo_addr_clear(struct siw_device *sdev);
 int siw_netdev_init(void);
 void siw_netdev_exit(void);
 

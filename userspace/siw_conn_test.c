@@ -410,9 +410,23 @@ static int poll_n(struct ibv_cq *cq, struct ibv_wc *wc, int n)
 	return poll_n_for(cq, wc, n, 2000);
 }
 
+/* The object an async event is about: its CQ, SRQ or QP. */
+static const void *event_obj(const struct ibv_async_event *aev)
+{
+	switch (aev->event_type) {
+	case IBV_EVENT_CQ_ERR:
+		return aev->element.cq;
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED:
+		return aev->element.srq;
+	default:
+		return aev->element.qp;
+	}
+}
+
 /*
  * Waits up to ms for async event want on obj (a QP, or the CQ of a CQ
- * error). Other events are skipped: on loopback both ends share one
+ * error, or an SRQ). Other events are skipped: on loopback both ends share one
  * device context, so the other end's events come through the same channel.
  */
 static int got_event(struct ibv_context *ctx, enum ibv_event_type want,
@@ -427,11 +441,8 @@ static int got_event(struct ibv_context *ctx, enum ibv_event_type want,
 		if (poll(&pfd, 1, step) != 1)
 			continue;
 		while (!ok && !ibv_get_async_event(ctx, &aev)) {
-			const void *on = want == IBV_EVENT_CQ_ERR ?
-					 (const void *)aev.element.cq :
-					 (const void *)aev.element.qp;
-
-			ok = aev.event_type == want && on == obj;
+			ok = aev.event_type == want &&
+			     event_obj(&aev) == obj;
 			if (!ok)
 				fprintf(stderr, "# skipped async event %s\n",
 					ibv_event_type_str(aev.event_type));
@@ -439,6 +450,30 @@ static int got_event(struct ibv_context *ctx, enum ibv_event_type want,
 		}
 	}
 	return ok;
+}
+
+/* Counts the events want on obj that arrive within ms (all of ms). */
+static int count_events(struct ibv_context *ctx, enum ibv_event_type want,
+			const void *obj, int ms)
+{
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event aev;
+	int step = 50, n = 0;
+
+	fcntl(pfd.fd, F_SETFL, fcntl(pfd.fd, F_GETFL) | O_NONBLOCK);
+	for (; ms > 0; ms -= step) {
+		if (poll(&pfd, 1, step) != 1)
+			continue;
+		while (!ibv_get_async_event(ctx, &aev)) {
+			if (aev.event_type == want && event_obj(&aev) == obj)
+				n++;
+			else
+				fprintf(stderr, "# skipped async event %s\n",
+					ibv_event_type_str(aev.event_type));
+			ibv_ack_async_event(&aev);
+		}
+	}
+	return n;
 }
 
 static int got_async_event(struct ibv_qp *qp, enum ibv_event_type want,
@@ -671,6 +706,105 @@ static void case_srq_solicited(void)
 	ok = poll_n(p.srv.cq, wc, 1) == 1 && wc[0].wr_id == 1001;
 	tap(ok, "srq: the second send takes the second SRQ receive");
 	poll_n(p.cli.cq, wc, 2);
+out:
+	pair_destroy(&p);
+}
+
+/*
+ * Sends n messages of 100 + i bytes (seed i) to the server's SRQ, from
+ * 'from' on, and checks each lands whole in receive 1000 + i at offset
+ * i * 4096 (the receives pair_connect posted, taken in order).
+ */
+static int srq_feed(struct pair *p, int from, int n)
+{
+	struct ibv_wc wc;
+	struct ibv_sge sg;
+	int i;
+
+	for (i = from; i < from + n; i++) {
+		char *src = p->cli.buf + (size_t)i * 4096;
+
+		fill(src, 100 + i, (unsigned int)i);
+		sg = (struct ibv_sge){ (uintptr_t)src, 100 + i,
+				       p->cli.mr->lkey };
+		if (send_wr(&p->cli, IBV_WR_SEND, &sg, 1, 0, 0, 0, 500 + i) ||
+		    poll_n(p->cli.cq, &wc, 1) != 1 ||
+		    wc.status != IBV_WC_SUCCESS ||
+		    poll_n(p->srv.cq, &wc, 1) != 1 ||
+		    wc.status != IBV_WC_SUCCESS ||
+		    wc.wr_id != (uint64_t)(1000 + i) ||
+		    wc.byte_len != (uint32_t)(100 + i) ||
+		    memcmp(p->srv.buf + (size_t)i * 4096, src, 100 + i)) {
+			fprintf(stderr, "# srq_feed: message %d\n", i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The SRQ's limit as ibv_query_srq reports it, or -1. */
+static int srq_limit(struct ibv_srq *srq)
+{
+	struct ibv_srq_attr a;
+
+	return ibv_query_srq(srq, &a) ? -1 : (int)a.srq_limit;
+}
+
+/*
+ * The SRQ limit event (IB spec 11.2.4.2 semantics, as rxe and mlx5 do it):
+ * armed with a limit, it fires once when a receive taken leaves fewer than
+ * the limit posted, and disarms itself (the limit reads 0 again).
+ */
+static void case_srq_limit(void)
+{
+	struct pair_opts o = { .srv_srq = 1, .srv_access = DEFAULT_ACCESS,
+			       .cli_access = DEFAULT_ACCESS, .recvs = 16 };
+	struct ibv_srq_attr sa = { .srq_limit = 4 };
+	struct ibv_context *ctx;
+	struct ibv_srq *srq;
+	struct pair p;
+	int i, ok;
+
+	if (pair_connect(&p, &o)) {
+		tap(0, "srqlimit: connect");
+		goto out;
+	}
+	srq = p.srv.srq;
+	ctx = srq->context;
+	sa.srq_limit = 100000;
+	errno = 0;
+	ok = ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT) != 0;
+	tap(ok && srq_limit(srq) == 0,
+	    "srqlimit: a limit above the SRQ's size is refused (%s)",
+	    strerror(errno));
+	sa.srq_limit = 4;
+	tap(!ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT) && srq_limit(srq) == 4,
+	    "srqlimit: armed at 4 with 16 receives posted, query says 4");
+	ok = !srq_feed(&p, 0, 12);
+	tap(ok, "srqlimit: 12 sends land in receives 0-11, data checked");
+	tap(ok && count_events(ctx, IBV_EVENT_SRQ_LIMIT_REACHED, srq, 300) == 0,
+	    "srqlimit: 4 receives left: no event yet");
+	ok = ok && !srq_feed(&p, 12, 1);
+	i = ok ? count_events(ctx, IBV_EVENT_SRQ_LIMIT_REACHED, srq, 1000) :
+		 -1;
+	tap(i == 1, "srqlimit: the 13th leaves 3, below 4: one SRQ_LIMIT_REACHED (%d)",
+	    i);
+	tap(srq_limit(srq) == 0, "srqlimit: the limit is disarmed (query says 0)");
+	ok = ok && !srq_feed(&p, 13, 3);
+	tap(ok && count_events(ctx, IBV_EVENT_SRQ_LIMIT_REACHED, srq, 300) == 0,
+	    "srqlimit: the last 3 taken, disarmed: no second event");
+
+	/* Re-armed: it fires again. */
+	for (i = 16; i < 24 && ok; i++)
+		ok = !post_recv(&p.srv, 1000 + i, (uint64_t)i * 4096, 4096);
+	sa.srq_limit = 8;
+	ok = ok && !ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT);
+	tap(ok && count_events(ctx, IBV_EVENT_SRQ_LIMIT_REACHED, srq, 300) == 0,
+	    "srqlimit: 8 more posted, re-armed at 8: not below it, no event");
+	ok = ok && !srq_feed(&p, 16, 1);
+	tap(ok && count_events(ctx, IBV_EVENT_SRQ_LIMIT_REACHED, srq, 1000) == 1 &&
+	    srq_limit(srq) == 0,
+	    "srqlimit: one taken, 7 left: the event again, disarmed again");
 out:
 	pair_destroy(&p);
 }
@@ -1490,6 +1624,7 @@ static const struct {
 	{ "send", case_send },
 	{ "rdma", case_rdma },
 	{ "srq", case_srq_solicited },
+	{ "srqlimit", case_srq_limit },
 	{ "access", case_access },
 	{ "disconnect", case_disconnect },
 	{ "reject", case_reject },

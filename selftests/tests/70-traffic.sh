@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 # timeout: 1200
 # RDMA traffic through stock rdma-core tools between two namespaces over a
-# veth pair (and, with SIW_TOPO=lo, on loopback in the initial namespace):
+# veth pair (and, with SIW_TOPO=lo, on loopback in the initial namespace,
+# on a dummy netdev and on lo itself with 127.0.0.1 and ::1):
 # rping with validation, perftest over rdma_cm, ucmatose, rstream,
 # rdma_server/rdma_client.
 . "$(dirname "$0")/lib.sh"
-# 28 cases after the topology's set-up: 2 on loopback, 3 on veth.
+# 28 cases after the topology's set-up: 2 on loopback, 3 on veth; and 11
+# for siw on lo itself.
 if [ "${SIW_TOPO:-veth}" = lo ]; then
-	plan 30
+	plan 41
 else
 	plan 31
 fi
@@ -90,6 +92,44 @@ conn_test() { # ADDR CASE...
 }
 conn_test "$addr"
 conn_test "$addr6" send rdma mpa
+
+# siw on lo itself: 127.0.0.1 and ::1 (protocol.rst, "siw on lo"). rdma_cm
+# finds a device by its netdev's hardware address, all zeroes on lo until
+# siw gives it one; siw takes it back when its device goes.
+lo_gid_is_mac() {
+	local mac gid
+	mac=$(tr -d : < /sys/class/net/lo/address)
+	gid=$(tr -d : < /sys/class/infiniband/siw_lo1/ports/1/gids/0)
+	echo "# lo: $mac, siw_lo1 GID 0: $gid"
+	# Unicast, locally administered, and GID 0 is that address padded.
+	[ $((0x${mac:0:2} & 3)) = 2 ] && [ "$gid" = "${mac}00000000000000000000" ]
+}
+lo_counted() {
+	local n
+	n=$(stats_delta /tmp/lo.$$ siw_lo1 connections_established)
+	echo "# siw_lo1: $n connections established"
+	[ "$n" -ge 6 ]
+}
+if [ "$where" = loopback ]; then
+	check "lo's hardware address is all zeroes before siw" \
+		grep -qx 00:00:00:00:00:00 /sys/class/net/lo/address
+	check "rdma link add siw_lo1 on lo" rdma link add siw_lo1 type siw netdev lo
+	check "lo has a locally administered address, siw_lo1's GID 0" lo_gid_is_mac
+	siw_stats siw_lo1 > /tmp/lo.$$
+	cs "127.0.0.1 on lo: rping -V -C 100 -S 4096" 60 \
+		"rping -s -a 127.0.0.1 -V -C 100 -S 4096" \
+		"rping -c -a 127.0.0.1 -V -C 100 -S 4096"
+	cs "::1 on lo: rping -V -C 100 -S 4096" 60 \
+		"rping -s -a ::1 -V -C 100 -S 4096" "rping -c -a ::1 -V -C 100 -S 4096"
+	conn_test 127.0.0.1 send rdma
+	conn_test ::1 send rdma
+	check "the connections above went through siw_lo1" lo_counted
+	check "TCP over lo still flows (ping 127.0.0.1 and ::1)" \
+		sh -c 'ping -c 1 -W 5 127.0.0.1 && ping -c 1 -W 5 ::1'
+	check "rdma link del siw_lo1" rdma link del siw_lo1
+	check "lo's hardware address is all zeroes again" \
+		grep -qx 00:00:00:00:00:00 /sys/class/net/lo/address
+fi
 
 # A peer that vanishes: the client is killed mid-run; the server sees the
 # connection end (it does not hang) and nothing is left behind.
