@@ -816,7 +816,29 @@ enum {
 	 * loopback but gives them the address's device as input interface.
 	 */
 	SIW_SOCK_DEV_WILDCARD = 1 << 1,
+	/*
+	 * A loopback address (127.0.0.0/8, ::1) is shared by every siw
+	 * device of the namespace. rdma_cm treats it like a wildcard: it
+	 * binds no device for it and listens on every RDMA device, and a
+	 * client connecting to it takes the first device whose port is up.
+	 * Its connections all come in on lo, so binding each listener to
+	 * its netdev would not do; the listeners share the port instead
+	 * (SO_REUSEPORT), and whichever takes a connection serves it: a
+	 * siw connection is a TCP connection, whichever devices its ends
+	 * are on.
+	 */
+	SIW_SOCK_SHARED_LOOPBACK = 1 << 2,
 };
+
+static bool siw_addr_is_loopback(const struct sockaddr_storage *a)
+{
+	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)a;
+	const struct sockaddr_in *a4 = (const struct sockaddr_in *)a;
+
+	if (a->ss_family == AF_INET6)
+		return ipv6_addr_loopback(&a6->sin6_addr);
+	return ipv4_is_loopback(a4->sin_addr.s_addr);
+}
 
 static bool siw_addr_is_wildcard(const struct sockaddr_storage *a)
 {
@@ -848,6 +870,8 @@ static int siw_create_socket(struct siw_device *sdev,
 		if (err)
 			goto err_release;
 	}
+	if ((how & SIW_SOCK_SHARED_LOOPBACK) && siw_addr_is_loopback(laddr))
+		sock_set_reuseport(sock->sk);
 	err = kernel_bind(sock, (struct sockaddr *)laddr,
 			  siw_sockaddr_len(laddr));
 	if (err)
@@ -945,7 +969,7 @@ int siw_create_listen(struct iw_cm_id *cm_id, int backlog)
 	if (!cep)
 		return -ENOMEM;
 	err = siw_create_socket(sdev, &cm_id->m_local_addr,
-				SIW_SOCK_DEV_WILDCARD |
+				SIW_SOCK_DEV_WILDCARD | SIW_SOCK_SHARED_LOOPBACK |
 				(cm_id->afonly ? SIW_SOCK_V6ONLY : 0), &sock);
 	if (err)
 		goto err_free;

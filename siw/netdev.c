@@ -17,12 +17,13 @@
 /*
  * siw on the loopback device.
  *
- * rdma_cm finds the RDMA device of an address by its netdev's hardware
- * address: cma_acquire_dev_by_src_ip() looks the first 16 bytes of it up
- * in every device's GID table. lo's hardware address is all zeroes, and
- * the core never stores a zero GID (add_modify_gid() turns it into an
- * empty slot), so 127.0.0.1 and ::1 resolve to no device, even with a
- * siw device on lo (ENODEV in rdma_bind_addr and rdma_resolve_addr).
+ * rdma_cm treats 127.0.0.0/8 and ::1 like the wildcard address: a client
+ * connecting to one takes the first RDMA device whose port is up and
+ * reads its GID 0 from the core's GID cache (cma_bind_loopback()). An
+ * iWARP device's GID 0 is its netdev's hardware address, and lo's is all
+ * zeroes: the core never stores a zero GID (add_modify_gid() turns it
+ * into an empty slot), so the lookup fails and with siw on lo alone no
+ * connection to 127.0.0.1 or ::1 could resolve its address.
  *
  * So while a siw device sits on lo, lo gets a random locally administered
  * unicast address, which is also the device's GID 0. Random, because

@@ -876,6 +876,9 @@ static int siw_wr_to_sqe(struct siw_qp *qp, const struct ib_send_wr *wr,
 	case IB_WR_RDMA_READ_WITH_INV:
 		if (wr->num_sge > SIW_MAX_SGE_RD)
 			return -EINVAL;
+		/* The STag to invalidate is the one sink the wire names. */
+		if (wr->opcode == IB_WR_RDMA_READ_WITH_INV && wr->num_sge > 1)
+			return -EINVAL;
 		sqe->opcode = wr->opcode == IB_WR_RDMA_READ ?
 			      SIW_OP_READ : SIW_OP_READ_LOCAL_INV;
 		sqe->raddr = rdma_wr(wr)->remote_addr;

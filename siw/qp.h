@@ -73,6 +73,15 @@ struct siw_rx {
 	struct siw_mem *mem;	/* tagged sink, or NULL */
 	u64 to;			/* next tagged address */
 
+	/*
+	 * The oldest outstanding Read, when it scatters into more than one
+	 * SGE: its list, and where in it the current Read Response goes.
+	 */
+	bool rd_sgl;
+	u32 rd_nsge;
+	u64 rd_off;		/* bytes of the Read before this one */
+	struct siw_sge rd_sge[SIW_MAX_SGE_RD];
+
 	/* The untagged Send message being received. */
 	bool have_rqe;
 	struct siw_rqe rqe;
@@ -261,6 +270,17 @@ struct siw_qp {
 
 	struct siw_rx rx;	/* only touched by the socket's rx path */
 };
+
+/* The bytes a send queue element's SGEs hold (a Read: what it reads). */
+static inline u64 siw_sqe_sge_len(const struct siw_sqe *sqe)
+{
+	u32 i, n = min_t(u32, sqe->num_sge, SIW_MAX_SGE);
+	u64 len = 0;
+
+	for (i = 0; i < n; i++)
+		len += sqe->sge[i].length;
+	return len;
+}
 
 static inline struct siw_qp *to_siw_qp(struct ib_qp *qp)
 {

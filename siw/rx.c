@@ -220,8 +220,16 @@ static void siw_rx_fetch_begin(struct siw_qp *qp, const struct siw_rx_dec *d,
 			e = &qp->orq[qp->orq_get % qp->orq_size];
 			s->orq.sink_stag = e->sqe.sge[0].lkey;
 			s->orq.sink_to = e->sqe.sge[0].laddr;
-			s->orq.len = e->sqe.num_sge ? e->sqe.sge[0].length : 0;
+			s->orq.len = siw_sqe_sge_len(&e->sqe);
 			s->orq.done = qp->orq_done_bytes;
+			/* tx.c sent no Read of more than SIW_MAX_SGE_RD. */
+			s->orq.sgl = e->sqe.num_sge > 1;
+			if (s->orq.sgl) {
+				qp->rx.rd_nsge = min_t(u32, e->sqe.num_sge,
+						       SIW_MAX_SGE_RD);
+				memcpy(qp->rx.rd_sge, e->sqe.sge,
+				       qp->rx.rd_nsge * sizeof(struct siw_sge));
+			}
 		}
 		spin_unlock_irqrestore(&qp->orq_lock, flags);
 		break;
@@ -277,8 +285,11 @@ static enum siw_term_code siw_rx_begin(struct siw_qp *qp)
 	rx->rtr_frame = d.rtr_frame;
 	if (d.code != SIW_TERM_OK)
 		return d.code;
+	rx->rd_sgl = d.place == SIW_RX_PLACE_READ_SGL;
 	if (d.place == SIW_RX_PLACE_TAGGED)
 		rx->to = d.mem.to;
+	else if (rx->rd_sgl)
+		rx->rd_off = d.sgl_off;
 	else if (d.place == SIW_RX_PLACE_TERM)
 		siw_rx_keep_term_hdr(rx);
 	return SIW_TERM_OK;
@@ -323,6 +334,52 @@ static int siw_rx_place_send(struct siw_qp *qp, const struct sk_buff *skb,
 	return 0;
 }
 
+/*
+ * Places n bytes of a Read Response into a Read's list of SGEs, from byte
+ * rx->rd_off of the Read on. Each SGE's memory is looked up and checked
+ * (local write, the QP's PD, its bounds) as it is reached, as a Send's
+ * receive element's are.
+ */
+static int siw_rx_place_read_sgl(struct siw_qp *qp, const struct sk_buff *skb,
+				 unsigned int off, u32 n)
+{
+	struct siw_rx *rx = &qp->rx;
+
+	while (n) {
+		u64 at = rx->rd_off;
+		struct siw_sge *sge = NULL;
+		struct siw_mem *mem;
+		u32 i, take;
+		int err = 0;
+
+		for (i = 0; i < rx->rd_nsge; i++) {
+			if (at < rx->rd_sge[i].length) {
+				sge = &rx->rd_sge[i];
+				break;
+			}
+			at -= rx->rd_sge[i].length;
+		}
+		if (!sge)
+			return -EMSGSIZE;
+		take = min_t(u64, n, sge->length - at);
+		mem = siw_mem_get_local(qp->sdev, qp->user, sge->lkey);
+		if (!mem || siw_mem_check(mem, qp->base_qp.pd,
+					  IB_ACCESS_LOCAL_WRITE, sge->laddr,
+					  sge->length))
+			err = -EACCES;
+		else if (siw_rx_copy(qp, mem, sge->laddr + at, skb, off, take))
+			err = -EFAULT;
+		if (mem)
+			siw_mem_put(mem);
+		if (err)
+			return err;
+		rx->rd_off += take;
+		off += take;
+		n -= take;
+	}
+	return 0;
+}
+
 static int siw_rx_place(struct siw_qp *qp, const struct sk_buff *skb,
 			unsigned int off, u32 n)
 {
@@ -331,6 +388,8 @@ static int siw_rx_place(struct siw_qp *qp, const struct sk_buff *skb,
 	switch (rx->st.h.opcode) {
 	case SIW_RDMAP_WRITE:
 	case SIW_RDMAP_READ_RESP:
+		if (rx->rd_sgl)
+			return siw_rx_place_read_sgl(qp, skb, off, n);
 		if (siw_rx_copy(qp, rx->mem, rx->to, skb, off, n))
 			return -EFAULT;
 		rx->to += n;
@@ -415,7 +474,7 @@ static void siw_rx_fetch_end(struct siw_qp *qp, const struct siw_rx_end *e,
 			s->read.rtr = o->rtr;
 			s->read.local_inv = o->sqe.opcode == SIW_OP_READ_LOCAL_INV;
 			s->read.sink_stag = o->sqe.sge[0].lkey;
-			s->read.len = o->sqe.num_sge ? o->sqe.sge[0].length : 0;
+			s->read.len = siw_sqe_sge_len(&o->sqe);
 			*pos = o->sq_pos;
 			qp->orq_get++;
 			qp->orq_done_bytes = 0;
@@ -552,6 +611,25 @@ static enum siw_term_code siw_rx_op_begin(void *ctx, struct siw_rx_stream *s)
 	return siw_rx_begin(qp);
 }
 
+/* Ends the oldest outstanding Read with a local protection error. */
+static void siw_rx_fail_read(struct siw_qp *qp)
+{
+	unsigned long flags;
+	bool have;
+	u32 pos = 0;
+
+	spin_lock_irqsave(&qp->orq_lock, flags);
+	have = qp->orq_get != qp->orq_put;
+	if (have) {
+		pos = qp->orq[qp->orq_get % qp->orq_size].sq_pos;
+		qp->orq_get++;
+		qp->orq_done_bytes = 0;
+	}
+	spin_unlock_irqrestore(&qp->orq_lock, flags);
+	if (have)
+		siw_sq_mark_done(qp, pos, SIW_WC_LOC_PROT_ERR, 0);
+}
+
 static int siw_rx_op_place(void *ctx, struct siw_rx_stream *s, void *src,
 			   u32 off, u32 n)
 {
@@ -559,8 +637,14 @@ static int siw_rx_op_place(void *ctx, struct siw_rx_stream *s, void *src,
 
 	if (!siw_rx_place(qp, src, off, n))
 		return 0;
-	/* A receive being filled ends with a local protection error. */
-	siw_rx_complete_rqe(qp, 0, SIW_WC_LOC_PROT_ERR);
+	/*
+	 * The Read whose sink, or the receive whose element, could not take
+	 * the bytes ends with a local protection error.
+	 */
+	if (s->h.opcode == SIW_RDMAP_READ_RESP)
+		siw_rx_fail_read(qp);
+	else
+		siw_rx_complete_rqe(qp, 0, SIW_WC_LOC_PROT_ERR);
 	return -EFAULT;
 }
 

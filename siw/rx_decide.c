@@ -118,6 +118,16 @@ static void decide_read_resp(const struct siw_rx_snap *s,
 				      s->orq.sink_to + s->orq.done, left, h);
 	if (d->code != SIW_TERM_OK || !h->payload_len)
 		return;
+	/*
+	 * A Read into several SGEs: the offset from the named sink, which
+	 * the check above fixed at 'done', picks the SGE; the receiver
+	 * checks each SGE's memory as it places into it.
+	 */
+	if (s->orq.sgl) {
+		d->place = SIW_RX_PLACE_READ_SGL;
+		d->sgl_off = s->orq.done;
+		return;
+	}
 	if (!want_mem(s, d, SIW_RX_MEM_READ_SINK, h->stag, h->to,
 		      h->payload_len))
 		return;

@@ -49,6 +49,7 @@ enum siw_rx_mem_kind {
 enum siw_rx_place {
 	SIW_RX_PLACE_NONE,	/* none comes (Read Request, zero length) */
 	SIW_RX_PLACE_TAGGED,	/* into dec.mem from dec.mem.to on */
+	SIW_RX_PLACE_READ_SGL,	/* into the Read's SGE list at dec.sgl_off */
 	SIW_RX_PLACE_RQE,	/* into the held receive element at h->mo */
 	SIW_RX_PLACE_TERM,	/* a peer's Terminate: kept for the log */
 };
@@ -86,6 +87,7 @@ struct siw_rx_snap {
 		u64 sink_to;		/* its sink's first byte */
 		u64 len;		/* its length */
 		u64 done;		/* response bytes placed so far */
+		bool sgl;		/* its sink is a list of SGEs */
 	} orq;
 	u32 irq_queued;		/* SIW_RX_NEED_IRQ: Requests not answered */
 	u32 ird;		/* the IRD agreed */
@@ -116,6 +118,7 @@ struct siw_rx_dec {
 	enum siw_term_code code;	/* SIW_TERM_OK, or the Terminate */
 	enum siw_rx_place place;
 	struct siw_rx_mem mem;		/* NEED_MEM, PLACE_TAGGED */
+	u64 sgl_off;			/* PLACE_READ_SGL */
 	/* State to store: */
 	u32 mo;				/* next MO of the Send */
 	bool rtr_frame;			/* the FPDU is the awaited RTR */

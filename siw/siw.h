@@ -25,7 +25,8 @@
 #define SIW_MAX_QP_WR		(16 * 1024)
 #define SIW_MAX_ORD_QP		128
 #define SIW_MAX_IRD_QP		128
-#define SIW_MAX_SGE_RD		1
+/* A Read may scatter into as many SGEs as any work request (rx.c). */
+#define SIW_MAX_SGE_RD		SIW_MAX_SGE
 #define SIW_MAX_CQ		(16 * 1024)
 #define SIW_MAX_CQE		(64 * 1024)
 #define SIW_MAX_MR		(SIW_UOBJ_MAX_KEY + 1)

@@ -502,7 +502,15 @@ static int siw_tx_read_request(struct siw_qp *qp, const struct siw_sqe *sqe,
 	struct siw_orq_entry *e;
 	unsigned long flags;
 
-	if (sqe->num_sge > 1)
+	u64 len = siw_sqe_sge_len(sqe);
+
+	/*
+	 * More than one SGE: the wire names the first as the sink, with
+	 * the length of all; the responses, addressed to that sink's
+	 * offsets, are scattered over the list (rx.c).
+	 */
+	if (sqe->num_sge > SIW_MAX_SGE_RD || len > U32_MAX ||
+	    (sqe->opcode == SIW_OP_READ_LOCAL_INV && sqe->num_sge > 1))
 		return -EINVAL;
 	h.msn = qp->tx_msn[SIW_QN_RREQ]++;
 	h.rreq.src_stag = sqe->rkey;
@@ -510,7 +518,7 @@ static int siw_tx_read_request(struct siw_qp *qp, const struct siw_sqe *sqe,
 	if (sqe->num_sge) {
 		h.rreq.sink_stag = sqe->sge[0].lkey;
 		h.rreq.sink_to = sqe->sge[0].laddr;
-		h.rreq.size = sqe->sge[0].length;
+		h.rreq.size = len;
 	}
 	spin_lock_irqsave(&qp->orq_lock, flags);
 	e = &qp->orq[qp->orq_put % qp->orq_size];

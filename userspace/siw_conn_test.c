@@ -742,18 +742,11 @@ static int srq_feed(struct pair *p, int from, int n)
 	return 0;
 }
 
-/* The SRQ's limit as ibv_query_srq reports it, or -1. */
-static int srq_limit(struct ibv_srq *srq)
-{
-	struct ibv_srq_attr a;
-
-	return ibv_query_srq(srq, &a) ? -1 : (int)a.srq_limit;
-}
-
 /*
- * The SRQ limit event (IB spec 11.2.4.2 semantics, as rxe and mlx5 do it):
- * armed with a limit, it fires once when a receive taken leaves fewer than
- * the limit posted, and disarms itself (the limit reads 0 again).
+ * The SRQ limit event: armed with a limit, it fires once when a receive
+ * taken leaves fewer than the limit posted, and disarms itself. The stock
+ * siw provider has no query_srq (ibv_query_srq fails with EOPNOTSUPP), so
+ * the disarming shows as the absence of a second event.
  */
 static void case_srq_limit(void)
 {
@@ -772,14 +765,12 @@ static void case_srq_limit(void)
 	srq = p.srv.srq;
 	ctx = srq->context;
 	sa.srq_limit = 100000;
-	errno = 0;
-	ok = ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT) != 0;
-	tap(ok && srq_limit(srq) == 0,
-	    "srqlimit: a limit above the SRQ's size is refused (%s)",
-	    strerror(errno));
+	i = ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT);
+	tap(i == EINVAL || (i == -1 && errno == EINVAL),
+	    "srqlimit: a limit above the SRQ's size is refused with EINVAL");
 	sa.srq_limit = 4;
-	tap(!ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT) && srq_limit(srq) == 4,
-	    "srqlimit: armed at 4 with 16 receives posted, query says 4");
+	tap(!ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT),
+	    "srqlimit: armed at 4 with 16 receives posted");
 	ok = !srq_feed(&p, 0, 12);
 	tap(ok, "srqlimit: 12 sends land in receives 0-11, data checked");
 	tap(ok && count_events(ctx, IBV_EVENT_SRQ_LIMIT_REACHED, srq, 300) == 0,
@@ -789,7 +780,6 @@ static void case_srq_limit(void)
 		 -1;
 	tap(i == 1, "srqlimit: the 13th leaves 3, below 4: one SRQ_LIMIT_REACHED (%d)",
 	    i);
-	tap(srq_limit(srq) == 0, "srqlimit: the limit is disarmed (query says 0)");
 	ok = ok && !srq_feed(&p, 13, 3);
 	tap(ok && count_events(ctx, IBV_EVENT_SRQ_LIMIT_REACHED, srq, 300) == 0,
 	    "srqlimit: the last 3 taken, disarmed: no second event");
@@ -802,9 +792,11 @@ static void case_srq_limit(void)
 	tap(ok && count_events(ctx, IBV_EVENT_SRQ_LIMIT_REACHED, srq, 300) == 0,
 	    "srqlimit: 8 more posted, re-armed at 8: not below it, no event");
 	ok = ok && !srq_feed(&p, 16, 1);
-	tap(ok && count_events(ctx, IBV_EVENT_SRQ_LIMIT_REACHED, srq, 1000) == 1 &&
-	    srq_limit(srq) == 0,
-	    "srqlimit: one taken, 7 left: the event again, disarmed again");
+	tap(ok && count_events(ctx, IBV_EVENT_SRQ_LIMIT_REACHED, srq, 1000) == 1,
+	    "srqlimit: one taken, 7 left: the event again");
+	ok = ok && !srq_feed(&p, 17, 2);
+	tap(ok && count_events(ctx, IBV_EVENT_SRQ_LIMIT_REACHED, srq, 300) == 0,
+	    "srqlimit: two more taken: disarmed again, no event");
 out:
 	pair_destroy(&p);
 }

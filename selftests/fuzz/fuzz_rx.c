@@ -86,6 +86,7 @@ struct orq_entry {
 	bool rtr;
 	bool local_inv;
 	bool completed;
+	bool sgl;	/* a Read into several SGEs: the receiver places */
 };
 
 /* The QP, as far as the receive path sees it. */
@@ -246,6 +247,7 @@ static void fetch_begin(struct qp *q, const struct siw_hdr *h,
 			s->orq.sink_to = e->to;
 			s->orq.len = e->len;
 			s->orq.done = q->orq_done;
+			s->orq.sgl = e->sgl;
 		}
 		break;
 	case SIW_RX_NEED_IRQ:
@@ -323,9 +325,15 @@ static void check_accepted(const struct qp *q, const struct siw_rx_snap *s,
 		      h->payload_len <= s->orq.len - s->orq.done);
 		if (!h->payload_len)
 			break;
-		CHECK(d->place == SIW_RX_PLACE_TAGGED);
 		CHECK(h->stag == s->orq.sink_stag &&
 		      h->to == s->orq.sink_to + s->orq.done);
+		if (s->orq.sgl) {
+			/* No memory asked for: the receiver checks it. */
+			CHECK(d->place == SIW_RX_PLACE_READ_SGL &&
+			      d->sgl_off == s->orq.done);
+			break;
+		}
+		CHECK(d->place == SIW_RX_PLACE_TAGGED);
 		CHECK(v->valid && v->same_pd && v->access);
 		CHECK(h->to >= v->base && h->to - v->base <= v->len &&
 		      h->payload_len <= v->len - (h->to - v->base));
@@ -394,6 +402,13 @@ static enum siw_term_code op_begin(void *ctx, struct siw_rx_stream *st)
 	q->place = d.place;
 	if (d.place == SIW_RX_PLACE_TAGGED)
 		q->to = d.mem.to;
+	if (d.place == SIW_RX_PLACE_READ_SGL) {
+		/* The model's list is its sink region, one piece. */
+		const struct orq_entry *o = &q->orq[q->orq_get];
+
+		q->mem = region_of(q, o->stag);
+		q->to = o->to + d.sgl_off;
+	}
 	return SIW_TERM_OK;
 }
 
@@ -467,8 +482,20 @@ static int op_place(void *ctx, struct siw_rx_stream *s, void *src, u32 off,
 	p = pc->p + off;
 	q->placed += n;
 	switch (s->h.opcode) {
-	case SIW_RDMAP_WRITE:
 	case SIW_RDMAP_READ_RESP:
+		if (q->place == SIW_RX_PLACE_READ_SGL) {
+			struct region *r = q->mem;
+
+			/* As rx.c: memory that cannot take it fails the Read. */
+			if (!r || q->to < r->base || q->to - r->base > r->len ||
+			    n > r->len - (q->to - r->base))
+				return -1;
+			put(s, r, q->to, p, n);
+			q->to += n;
+			return 0;
+		}
+		/* fall through */
+	case SIW_RDMAP_WRITE:
 		CHECK(q->place == SIW_RX_PLACE_TAGGED);
 		put(s, q->mem, q->to, p, n);
 		q->to += n;
@@ -722,6 +749,7 @@ static void setup(struct qp *q, const u8 *c)
 		o->len = (u32)c[29 + 2 * i] * 64;
 		o->local_inv = c[34] & (8 << i);
 		o->rtr = i == 0 && (c[34] & 0x40);
+		o->sgl = i == 1 && (c[34] & 0x80);
 	}
 }
 

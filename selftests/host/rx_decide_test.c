@@ -37,6 +37,7 @@ struct world {
 	u32 orq_stag;
 	u64 orq_to, orq_len, orq_done;
 	bool orq_rtr, orq_inv;
+	bool orq_sgl;
 	u32 irq_queued, ird, irq_size;
 	struct siw_mem_view mem;
 	bool inval_ok;
@@ -80,6 +81,7 @@ static void begin(struct world *w, struct siw_rx_snap *s,
 			s->orq.sink_to = w->orq_to;
 			s->orq.len = w->orq_len;
 			s->orq.done = w->orq_done;
+			s->orq.sgl = w->orq_sgl;
 			break;
 		case SIW_RX_NEED_IRQ:
 			s->irq_queued = w->irq_queued;
@@ -237,6 +239,23 @@ static void test_read_resp(void)
 	h.payload_len = 1;
 	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_BASE_BOUNDS,
 	   "read response: done bytes past the Read's length: bounds");
+
+	/* A Read into several SGEs: the receiver places into the list. */
+	w.orq_sgl = true;
+	w.orq_done = 0x100;
+	h.to = 0x1100;
+	h.payload_len = 0x100;
+	ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "O") &&
+	   d.place == SIW_RX_PLACE_READ_SGL && d.sgl_off == 0x100,
+	   "read response, SGE list: placed at the Read's offset 0x100, "
+	   "no tagged memory looked up");
+	h.to = 0x1000;
+	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_INVALID_STAG,
+	   "read response, SGE list: out of sequence: invalid STag");
+	h.to = 0x1100;
+	h.payload_len = 0x201;
+	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_BASE_BOUNDS,
+	   "read response, SGE list: past the Read's whole length: bounds");
 }
 
 static void test_send(void)

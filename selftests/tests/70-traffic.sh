@@ -7,10 +7,10 @@
 # rping with validation, perftest over rdma_cm, ucmatose, rstream,
 # rdma_server/rdma_client.
 . "$(dirname "$0")/lib.sh"
-# 28 cases after the topology's set-up: 2 on loopback, 3 on veth; and 11
+# 28 cases after the topology's set-up: 2 on loopback, 3 on veth; and 14
 # for siw on lo itself.
 if [ "${SIW_TOPO:-veth}" = lo ]; then
-	plan 41
+	plan 44
 else
 	plan 31
 fi
@@ -111,6 +111,10 @@ lo_counted() {
 	[ "$n" -ge 6 ]
 }
 if [ "$where" = loopback ]; then
+	# First siw on lo alone: a client connecting to a loopback address
+	# takes the first RDMA device whose port is up, so siw_lo would
+	# otherwise carry it.
+	check "rdma link del siw_lo (for now)" rdma link del siw_lo
 	check "lo's hardware address is all zeroes before siw" \
 		grep -qx 00:00:00:00:00:00 /sys/class/net/lo/address
 	check "rdma link add siw_lo1 on lo" rdma link add siw_lo1 type siw netdev lo
@@ -126,6 +130,12 @@ if [ "$where" = loopback ]; then
 	check "the connections above went through siw_lo1" lo_counted
 	check "TCP over lo still flows (ping 127.0.0.1 and ::1)" \
 		sh -c 'ping -c 1 -W 5 127.0.0.1 && ping -c 1 -W 5 ::1'
+	# Two siw devices: rdma_cm listens on both for a loopback address;
+	# their listeners share the port.
+	check "rdma link add siw_lo on siwlo0 again" \
+		rdma link add siw_lo type siw netdev siwlo0
+	cs "127.0.0.1 with siw on lo and on siwlo0: rping -V -C 20" 60 \
+		"rping -s -a 127.0.0.1 -V -C 20" "rping -c -a 127.0.0.1 -V -C 20"
 	check "rdma link del siw_lo1" rdma link del siw_lo1
 	check "lo's hardware address is all zeroes again" \
 		grep -qx 00:00:00:00:00:00 /sys/class/net/lo/address
