@@ -573,6 +573,76 @@ out:
 }
 
 /* RDMA Write and Read, multi-SGE, zero length, many Reads outstanding. */
+/*
+ * RDMA Reads scattered over 1 to max_sge_rd SGEs of odd sizes at odd
+ * offsets, with gaps between them, some large enough to take several
+ * Read Response segments each: every SGE holds its piece of the source,
+ * the gaps stay untouched, the completion counts every byte. One SGE more
+ * than max_sge_rd is refused at post time.
+ */
+static void case_read_sgl(void)
+{
+	struct pair_opts o = { .srv_access = DEFAULT_ACCESS,
+			       .cli_access = DEFAULT_ACCESS };
+	struct ibv_device_attr da;
+	struct ibv_sge sg[16];
+	struct ibv_wc wc;
+	struct pair p;
+	int n, k, ok, err, max = 0;
+
+	if (pair_connect(&p, &o)) {
+		tap(0, "readsgl: connect");
+		goto out;
+	}
+	ok = !ibv_query_device(p.cli.id->verbs, &da);
+	if (ok)
+		max = da.max_sge_rd;
+	tap(ok && max >= 2 && max <= da.max_sge && max < 16,
+	    "readsgl: max_sge_rd %d (max_sge %d)", max, ok ? da.max_sge : -1);
+	fill(p.srv.buf, 256 * 1024, 11);
+	for (n = 1; n <= max && n < 16; n++) {
+		size_t at = 7, len = 0, want_at = 0;
+
+		memset(p.cli.buf, 0xa5, 512 * 1024);
+		for (k = 0; k < n; k++) {
+			/* Odd sizes; every third spans several segments. */
+			uint32_t piece = k % 3 == 2 ? 20011 + 977 * k : 1 + 331 * k;
+
+			sg[k] = (struct ibv_sge){ (uintptr_t)p.cli.buf + at, piece,
+						  p.cli.mr->lkey };
+			at += piece + 3 + k;
+			len += piece;
+		}
+		err = send_wr(&p.cli, IBV_WR_RDMA_READ, sg, n, 0,
+			      (uintptr_t)p.srv.buf + 5, p.srv.mr->rkey, 700 + n);
+		ok = !err && poll_n(p.cli.cq, &wc, 1) == 1 &&
+		     wc.status == IBV_WC_SUCCESS && wc.wr_id == (uint64_t)(700 + n) &&
+		     wc.opcode == IBV_WC_RDMA_READ && wc.byte_len == len;
+		for (k = 0; ok && k < n; k++) {
+			const char *got = (const char *)(uintptr_t)sg[k].addr;
+			int g;
+
+			ok = !memcmp(got, p.srv.buf + 5 + want_at, sg[k].length);
+			for (g = 0; ok && g < 3 + k; g++)
+				ok = (unsigned char)got[sg[k].length + g] == 0xa5;
+			want_at += sg[k].length;
+		}
+		ok = ok && (unsigned char)p.cli.buf[6] == 0xa5;
+		tap(ok, "readsgl: a Read of %zu bytes into %d SGEs: each holds its piece, the gaps untouched (post %d, status %s, byte_len %u)",
+		    len, n, err, ibv_wc_status_str(wc.status), wc.byte_len);
+	}
+	for (k = 0; k < 16; k++)
+		sg[k] = (struct ibv_sge){ (uintptr_t)p.cli.buf + 64 * k, 64,
+					  p.cli.mr->lkey };
+	err = send_wr(&p.cli, IBV_WR_RDMA_READ, sg, max + 1, 0,
+		      (uintptr_t)p.srv.buf, p.srv.mr->rkey, 799);
+	tap(err != 0 && poll_n_for(p.cli.cq, &wc, 1, 300) == 0,
+	    "readsgl: a Read of max_sge_rd + 1 SGEs is refused at post (%s), nothing completes",
+	    strerror(err > 0 ? err : errno));
+out:
+	pair_destroy(&p);
+}
+
 static void case_rdma(void)
 {
 	struct pair_opts o = { .srv_access = DEFAULT_ACCESS,
@@ -1615,6 +1685,7 @@ static const struct {
 } cases[] = {
 	{ "send", case_send },
 	{ "rdma", case_rdma },
+	{ "readsgl", case_read_sgl },
 	{ "srq", case_srq_solicited },
 	{ "srqlimit", case_srq_limit },
 	{ "access", case_access },

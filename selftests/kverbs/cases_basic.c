@@ -569,6 +569,72 @@ static void kv_cases_post_sges(struct kv_ctx *kv)
 	kv_expect_quiet(kv, rd, "the refused Read");
 	kv_end(kv);
 
+	/*
+	 * A Read scattered over 1, 2 and max_sge_rd SGEs of odd sizes at odd
+	 * offsets of the sink, with gaps between them: each SGE gets its
+	 * piece of the source, the gaps stay untouched.
+	 */
+	kv_begin(kv, "post_send: RDMA Read into 1, 2 and max_sge_rd SGEs of odd sizes and offsets; each SGE holds its piece, nothing lands between them");
+	kv_expect(kv, kv->dev->attrs.max_sge_rd >= 2 &&
+		  kv->dev->attrs.max_sge_rd < KV_SGE_MAX,
+		  "max_sge_rd %u", kv->dev->attrs.max_sge_rd);
+	kv_fill(dst.va, 4096, 9);
+	for (i = 1; i <= kv->dev->attrs.max_sge_rd && i < KV_SGE_MAX;
+	     i = i == 2 && kv->dev->attrs.max_sge_rd > 2 ?
+		 kv->dev->attrs.max_sge_rd : i + 1) {
+		u32 n = i, k, len = 0, at_sink = 3;
+		const struct ib_send_wr *bad = NULL;
+		struct ib_rdma_wr rw = {};
+
+		memset(sink.va, 0xee, 4096);
+		for (k = 0; k < n; k++) {
+			u32 piece = 97 + 211 * k;
+
+			sge[k] = (struct ib_sge){ .addr = sink.dma + at_sink,
+						  .length = piece,
+						  .lkey = lkey };
+			at_sink += piece + 5 + k;	/* a gap after each */
+			len += piece;
+		}
+		rd = kv_wr_get(p, &p->cli);
+		rw.wr.wr_cqe = &rd->cqe;
+		rw.wr.opcode = IB_WR_RDMA_READ;
+		rw.wr.send_flags = IB_SEND_SIGNALED;
+		rw.wr.sg_list = &sge[0];
+		rw.wr.num_sge = n;
+		rw.remote_addr = dst.dma + 13;
+		rw.rkey = rkey;
+		err = ib_post_send(kv_qp(&p->cli), &rw.wr, &bad);
+		if (!kv_expect(kv, !err, "%u SGEs: post_send %d", n, err) ||
+		    !kv_expect_wc(kv, rd, IB_WC_SUCCESS, IB_WC_RDMA_READ,
+				  "the Read"))
+			break;
+		kv_expect(kv, rd->wc.byte_len == len,
+			  "%u SGEs: byte_len %u, want %u", n, rd->wc.byte_len,
+			  len);
+		at_sink = 3;
+		len = 0;
+		for (k = 0; k < n; k++) {
+			u32 piece = 97 + 211 * k;
+			u8 *got = (u8 *)sink.va + at_sink;
+			u8 *want = (u8 *)dst.va + 13 + len;
+
+			kv_expect(kv, !memcmp(got, want, piece),
+				  "%u SGEs: SGE %u differs from the source", n,
+				  k);
+			at = kv_const_diff(got + piece, 5 + k, 0xee);
+			kv_expect(kv, at < 0,
+				  "%u SGEs: the gap after SGE %u written at %ld",
+				  n, k, at);
+			at_sink += piece + 5 + k;
+			len += piece;
+		}
+		at = kv_const_diff(sink.va, 3, 0xee);
+		kv_expect(kv, at < 0, "%u SGEs: written before the first SGE",
+			  n);
+	}
+	kv_end(kv);
+
 	kv_begin(kv, "post_recv: a work request with max_recv_sge + 1 SGEs fails -EINVAL with bad_wr at it; nothing after it is posted");
 	one = (struct ib_sge){ .addr = rbuf.dma, .length = 4096,
 			       .lkey = lkey };
