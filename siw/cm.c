@@ -183,8 +183,18 @@ void siw_cm_queue_event(struct siw_cep *cep, int ev)
 		siw_cep_put(cep);
 }
 
-/* Our side of the MPA negotiation, from the device's knobs of now. */
-static void siw_cm_local_params(struct siw_cep *cep)
+static u16 siw_sockaddr_port(const struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)a)->sin6_port);
+	return ntohs(((const struct sockaddr_in *)a)->sin_port);
+}
+
+/*
+ * Our side of the MPA negotiation, from the device's knobs of now. port:
+ * the TCP port of the service (the listener's, or the one connected to).
+ */
+static void siw_cm_local_params(struct siw_cep *cep, u16 port)
 {
 	struct siw_mpa_params *p = &cep->params;
 	struct siw_knobs k;
@@ -200,6 +210,9 @@ static void siw_cm_local_params(struct siw_cep *cep)
 	p->ord = SIW_MAX_ORD_QP;
 	p->max_ird = SIW_MAX_IRD_QP;
 	p->gso = k.mpa_gso;
+	p->legacy = k.mpa_legacy_ird_ord == SIW_LEGACY_ALWAYS ||
+		    (k.mpa_legacy_ird_ord == SIW_LEGACY_SMBD_PORT &&
+		     port == SIW_SMBD_PORT);
 	cep->timeout = msecs_to_jiffies(k.mpa_timeout_ms);
 }
 
@@ -431,7 +444,9 @@ static int siw_cep_read_mpa(struct siw_cep *cep, enum siw_mpa_kind kind,
 		u32 need;
 		int n;
 
-		perr = siw_mpa_parse(cep->mpa, cep->mpa_have, kind, 0, info);
+		perr = siw_mpa_parse(cep->mpa, cep->mpa_have, kind,
+				     cep->params.legacy ? SIW_MPA_PARSE_LEGACY :
+				     0, info);
 		if (perr == SIW_MPA_OK) {
 			trace_siw_mpa_frame(cep, false, info);
 			return 1;
@@ -501,7 +516,7 @@ static void siw_cep_accept_children(struct siw_cep *lcep)
 		/* The owner reference is iw_cm's once delivered; the list's: */
 		siw_cep_get(cep);
 		list_add_tail(&cep->child_entry, &lcep->children);
-		siw_cm_local_params(cep);
+		siw_cm_local_params(cep, siw_sockaddr_port(&lcep->cm_id->m_local_addr));
 		siw_cep_attach_socket(cep, newsock);
 		siw_cep_get(cep);
 		queue_delayed_work(siw_cm_wq, &cep->timer, cep->timeout);
@@ -587,8 +602,10 @@ static void siw_cep_got_request(struct siw_cep *cep)
 		siw_cep_child_abort(cep, -ECONNREFUSED);
 		return;
 	}
-	cep->peer_ird = req.enhanced ? min_t(u16, req.ird, 255) : SIW_MAX_IRD_QP;
-	cep->peer_ord = req.enhanced ? min_t(u16, req.ord, 255) : SIW_MAX_ORD_QP;
+	cep->peer_ird = req.enhanced || req.legacy ?
+			min_t(u16, req.ird, 255) : SIW_MAX_IRD_QP;
+	cep->peer_ord = req.enhanced || req.legacy ?
+			min_t(u16, req.ord, 255) : SIW_MAX_ORD_QP;
 
 	/*
 	 * Delivered by siw_cep_deliver_request() once the child's lock is
@@ -904,7 +921,12 @@ int siw_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 	}
 	mutex_lock(&cep->lock);
 	cep->qp = qp;
-	siw_cm_local_params(cep);
+	siw_cm_local_params(cep, siw_sockaddr_port(&cm_id->m_remote_addr));
+	if (cep->params.legacy &&
+	    param->private_data_len > SIW_MPA_PD_MAX - SIW_MPA_LEGACY_LEN) {
+		err = -EINVAL;
+		goto err_teardown;
+	}
 	cep->params.ird = min_t(u32, param->ird, SIW_MAX_IRD_QP);
 	cep->params.ord = min_t(u32, param->ord, SIW_MAX_ORD_QP);
 	memcpy(cep->pd, param->private_data, param->private_data_len);

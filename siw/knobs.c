@@ -30,6 +30,7 @@ static struct siw_knobs siw_default_knobs = {
 	 * hardware RNIC sees nothing new (protocol.rst).
 	 */
 	.mpa_gso = 1,
+	.mpa_legacy_ird_ord = SIW_LEGACY_NEVER,
 };
 
 /* Valid values of each knob. */
@@ -50,6 +51,7 @@ static const struct siw_knob_range siw_knob_ranges[] = {
 	SIW_KNOB(mpa_rtr, 1, SIW_RTR_ALL),
 	SIW_KNOB(mpa_timeout_ms, 100, 600000),
 	SIW_KNOB(mpa_gso, 0, 1),
+	SIW_KNOB(mpa_legacy_ird_ord, SIW_LEGACY_NEVER, SIW_LEGACY_ALWAYS),
 };
 
 static const struct siw_knob_range *siw_knob_find(const char *name)
@@ -117,6 +119,8 @@ SIW_PARAM(mpa_rtr,
 	  "RTR messages offered and accepted in peer-to-peer mode, a mask: 1 zero-length Send, 2 zero-length RDMA Write, 4 zero-length RDMA Read (default 7); per device: mpa/rtr");
 SIW_PARAM(mpa_timeout_ms,
 	  "Time a TCP connect plus MPA exchange may take, in ms (100-600000, default 10000); per device: mpa/timeout_ms");
+SIW_PARAM(mpa_legacy_ird_ord,
+	  "MPA revision 1: IRD and ORD as two 32-bit words first in the private data, as SMB Direct's iWARP peers send them ([MS-SMBD] 6.1): 0 never (default), 1 on TCP port 5445, 2 always; per device: mpa/legacy_ird_ord");
 SIW_PARAM(mpa_gso,
 	  "FPDUs as large as a GSO packet when the peer says it takes them (upstream siw's flag, MPA revision 2): 0 off, 1 on (default); per device: mpa/gso");
 
@@ -129,6 +133,7 @@ void siw_knobs_init(struct siw_knobs *k)
 	k->mpa_rtr = READ_ONCE(siw_default_knobs.mpa_rtr);
 	k->mpa_timeout_ms = READ_ONCE(siw_default_knobs.mpa_timeout_ms);
 	k->mpa_gso = READ_ONCE(siw_default_knobs.mpa_gso);
+	k->mpa_legacy_ird_ord = READ_ONCE(siw_default_knobs.mpa_legacy_ird_ord);
 }
 
 void siw_knobs_get(struct siw_device *sdev, struct siw_knobs *k)
@@ -140,6 +145,7 @@ void siw_knobs_get(struct siw_device *sdev, struct siw_knobs *k)
 	k->mpa_rtr = READ_ONCE(sdev->knobs.mpa_rtr);
 	k->mpa_timeout_ms = READ_ONCE(sdev->knobs.mpa_timeout_ms);
 	k->mpa_gso = READ_ONCE(sdev->knobs.mpa_gso);
+	k->mpa_legacy_ird_ord = READ_ONCE(sdev->knobs.mpa_legacy_ird_ord);
 }
 
 /* --- sysfs: /sys/class/infiniband/<dev>/mpa/ ------------------------------ */
@@ -193,6 +199,7 @@ SIW_KNOB_ATTR(p2p_accept);
 SIW_KNOB_ATTR(rtr);
 SIW_KNOB_ATTR(timeout_ms);
 SIW_KNOB_ATTR(gso);
+SIW_KNOB_ATTR(legacy_ird_ord);
 
 static struct attribute *siw_knob_attrs[] = {
 	&siw_attr_rev.attr,
@@ -202,6 +209,7 @@ static struct attribute *siw_knob_attrs[] = {
 	&siw_attr_rtr.attr,
 	&siw_attr_timeout_ms.attr,
 	&siw_attr_gso.attr,
+	&siw_attr_legacy_ird_ord.attr,
 	NULL,
 };
 

@@ -26,6 +26,7 @@ static const char *const mpa_err_names[SIW_MPA_E_NUM] = {
 	[SIW_MPA_E_REJECT_REQ]	= "reject bit in request",
 	[SIW_MPA_E_PD_LEN]	= "private data length above 512",
 	[SIW_MPA_E_IRD_ORD]	= "enhanced frame without IRD/ORD",
+	[SIW_MPA_E_LEGACY]	= "legacy IRD/ORD missing or zero",
 	[SIW_MPA_E_NOSPACE]	= "buffer too small",
 	[SIW_MPA_E_INVAL]	= "invalid field",
 };
@@ -116,6 +117,30 @@ enum siw_mpa_err siw_mpa_parse_hdr(const u8 *buf, size_t len,
 	return SIW_MPA_OK;
 }
 
+/* The legacy IRD/ORD words ([MS-SMBD] 6.1), at out->ulp_pd. */
+static enum siw_mpa_err parse_legacy(struct siw_mpa_info *out)
+{
+	u32 ird, ord;
+
+	if (out->pd_len >= SIW_MPA_LEGACY_LEN) {
+		ird = siw_get_be32(out->ulp_pd);
+		ord = siw_get_be32(out->ulp_pd + 4);
+	} else {
+		ird = 0;
+		ord = 0;
+	}
+	if (!ird || !ord) {
+		/* A peer that refuses may not have sent them. */
+		return out->reject ? SIW_MPA_OK : SIW_MPA_E_LEGACY;
+	}
+	out->legacy = true;
+	out->ird = ird > SIW_MPA_V2_IRD_ORD_MAX ? SIW_MPA_V2_IRD_ORD_MAX : ird;
+	out->ord = ord > SIW_MPA_V2_IRD_ORD_MAX ? SIW_MPA_V2_IRD_ORD_MAX : ord;
+	out->ulp_pd += SIW_MPA_LEGACY_LEN;
+	out->ulp_pd_len -= SIW_MPA_LEGACY_LEN;
+	return SIW_MPA_OK;
+}
+
 enum siw_mpa_err siw_mpa_parse(const u8 *buf, size_t len,
 			       enum siw_mpa_kind kind, unsigned int flags,
 			       struct siw_mpa_info *out)
@@ -133,6 +158,8 @@ enum siw_mpa_err siw_mpa_parse(const u8 *buf, size_t len,
 
 	out->ulp_pd = pd;
 	out->ulp_pd_len = out->pd_len;
+	if (out->revision == SIW_MPA_REV_1 && (flags & SIW_MPA_PARSE_LEGACY))
+		return parse_legacy(out);
 	if (!out->enhanced)
 		return SIW_MPA_OK;
 
@@ -165,6 +192,9 @@ enum siw_mpa_err siw_mpa_build(const struct siw_mpa_info *in, u8 *buf,
 		return SIW_MPA_E_INVAL;
 	if (in->enhanced && in->revision != SIW_MPA_REV_2)
 		return SIW_MPA_E_INVAL;
+	if (in->legacy && (in->revision != SIW_MPA_REV_1 || !in->ird ||
+			   !in->ord))
+		return SIW_MPA_E_INVAL;
 	if (in->kind == SIW_MPA_REQUEST && in->reject)
 		return SIW_MPA_E_INVAL;
 	if (!in->enhanced && (in->p2p || in->rtr))
@@ -176,6 +206,8 @@ enum siw_mpa_err siw_mpa_build(const struct siw_mpa_info *in, u8 *buf,
 		return SIW_MPA_E_INVAL;
 	if (in->enhanced)
 		pd_len += SIW_MPA_V2_CTRL_LEN;
+	if (in->legacy)
+		pd_len += SIW_MPA_LEGACY_LEN;
 	if (pd_len > SIW_MPA_PD_MAX)
 		return SIW_MPA_E_INVAL;
 	if (buflen < SIW_MPA_RR_HDR_LEN + pd_len)
@@ -213,6 +245,11 @@ enum siw_mpa_err siw_mpa_build(const struct siw_mpa_info *in, u8 *buf,
 		siw_put_be16(p + 2, ord);
 		p += SIW_MPA_V2_CTRL_LEN;
 	}
+	if (in->legacy) {
+		siw_put_be32(p, in->ird);
+		siw_put_be32(p + 4, in->ord);
+		p += SIW_MPA_LEGACY_LEN;
+	}
 	if (in->ulp_pd_len)
 		memcpy(p, in->ulp_pd, in->ulp_pd_len);
 
@@ -241,6 +278,13 @@ static u8 rtr_pick(u8 set)
 	return 0;
 }
 
+/* [MS-SMBD] 6.1 wants both words above zero. */
+static u16 legacy_word(u16 v)
+{
+	v = min_u16(v, SIW_MPA_V2_IRD_ORD_MAX);
+	return v ? v : 1;
+}
+
 static bool want_crc(const struct siw_mpa_params *local)
 {
 	return local->crc != SIW_MPA_CRC_OFF;
@@ -264,7 +308,30 @@ void siw_mpa_request_init(const struct siw_mpa_params *local,
 			req->p2p = true;
 			req->rtr = local->rtr_types & SIW_RTR_ALL;
 		}
+	} else if (local->legacy) {
+		req->legacy = true;
+		req->ird = legacy_word(local->ird);
+		req->ord = legacy_word(local->ord);
 	}
+}
+
+/*
+ * Responder: our ORD never exceeds the initiator's IRD; our IRD grows up
+ * to max_ird to take the initiator's ORD. If it cannot, we reply with what
+ * we have and the initiator lowers its ORD.
+ */
+static void respond_ird_ord(const struct siw_mpa_params *local,
+			    const struct siw_mpa_info *req,
+			    struct siw_mpa_result *res)
+{
+	res->ord = min_u16(local->ord, req->ird);
+	if (res->ird < req->ord) {
+		u16 cap = local->max_ird > local->ird ? local->max_ird :
+							local->ird;
+
+		res->ird = min_u16(req->ord, cap);
+	}
+	res->ird = min_u16(res->ird, SIW_MPA_V2_IRD_ORD_MAX);
 }
 
 /*
@@ -284,6 +351,7 @@ void siw_mpa_request_init(const struct siw_mpa_params *local,
  *    initiator; it plays no part here.
  *  - GSO-sized FPDUs: only if the initiator offered them and we allow
  *    them; the reply then carries the flag, and both ends use them.
+ *  - Legacy IRD/ORD (revision 1, both configured for it): as enhanced.
  */
 void siw_mpa_respond(const struct siw_mpa_params *local,
 		     const struct siw_mpa_info *req,
@@ -307,18 +375,16 @@ void siw_mpa_respond(const struct siw_mpa_params *local,
 		res->reason = SIW_MPA_R_MARKERS;
 		return;
 	}
+	if (res->revision == SIW_MPA_REV_1 && req->legacy && local->legacy) {
+		res->legacy = true;
+		respond_ird_ord(local, req, res);
+		return;
+	}
 	if (res->revision != SIW_MPA_REV_2 || !req->enhanced)
 		return;
 
 	res->enhanced = true;
-	res->ord = min_u16(local->ord, req->ird);
-	if (res->ird < req->ord) {
-		u16 cap = local->max_ird > local->ird ? local->max_ird :
-							local->ird;
-
-		res->ird = min_u16(req->ord, cap);
-	}
-	res->ird = min_u16(res->ird, SIW_MPA_V2_IRD_ORD_MAX);
+	respond_ird_ord(local, req, res);
 
 	if (!req->p2p || !local->p2p_accept)
 		return;
@@ -348,6 +414,11 @@ void siw_mpa_reply_init(const struct siw_mpa_result *res,
 		rep->p2p = res->p2p;
 		rep->rtr = res->p2p ? res->rtr : 0;
 	}
+	if (res->legacy) {
+		rep->legacy = true;
+		rep->ird = legacy_word(res->ird);
+		rep->ord = legacy_word(res->ord);
+	}
 }
 
 static void abort_with(struct siw_mpa_result *res, enum siw_mpa_reason why,
@@ -371,6 +442,8 @@ static void abort_with(struct siw_mpa_result *res, enum siw_mpa_reason why,
  *    ORD shrinks to the responder's IRD.
  *  - P2P: the chosen RTR must be one we offered; a responder asking for
  *    an RTR we never offered gets Terminate "no matching RTR".
+ *  - Legacy IRD/ORD (revision 1): IRD and ORD as with enhanced. A reply
+ *    without them was refused by siw_mpa_parse() (SIW_MPA_PARSE_LEGACY).
  */
 void siw_mpa_check_reply(const struct siw_mpa_params *local,
 			 const struct siw_mpa_info *rep,
@@ -405,10 +478,13 @@ void siw_mpa_check_reply(const struct siw_mpa_params *local,
 		abort_with(res, SIW_MPA_R_CRC, SIW_TERM_OK);
 		return;
 	}
-	if (!req.enhanced || !rep->enhanced)
+	if (req.legacy && rep->legacy)
+		res->legacy = true;
+	else if (req.enhanced && rep->enhanced)
+		res->enhanced = true;
+	else
 		return;
 
-	res->enhanced = true;
 	if (rep->ord > res->ird) {
 		if (rep->ord > local->max_ird) {
 			abort_with(res, SIW_MPA_R_IRD, SIW_TERM_MPA_IRD);
@@ -418,7 +494,7 @@ void siw_mpa_check_reply(const struct siw_mpa_params *local,
 	}
 	res->ord = min_u16(res->ord, rep->ird);
 
-	if (!rep->p2p)
+	if (!res->enhanced || !rep->p2p)
 		return;
 	chosen = rep->rtr & req.rtr;
 	if (!req.p2p || !chosen) {

@@ -478,12 +478,18 @@ struct siw_mpa_info {
 	bool enhanced;		/* S: revision 2 only, IRD/ORD words present */
 	bool gso;		/* SIW_MPA_FLAG_GSO: large FPDUs welcome */
 	u8 rsvd;		/* reserved flag bits as received */
-	/* Valid when enhanced: */
+	/*
+	 * Revision 1 only: IRD and ORD as two 32-bit words at the start of
+	 * the private data, as [MS-SMBD] section 6.1 has SMB Direct's iWARP
+	 * peers send them (SIW_MPA_LEGACY_LEN bytes).
+	 */
+	bool legacy;
+	/* Valid when enhanced or legacy: */
 	u16 ird;
 	u16 ord;
 	bool p2p;		/* A */
 	u8 rtr;			/* SIW_RTR_* from B, C, D */
-	/* Private data of the ULP: after the IRD/ORD words if enhanced. */
+	/* Private data of the ULP: after the IRD/ORD words if any. */
 	const u8 *ulp_pd;
 	u16 ulp_pd_len;
 	/* Decoded only: */
@@ -502,6 +508,7 @@ enum siw_mpa_err {
 	SIW_MPA_E_REJECT_REQ,	/* R set in a request */
 	SIW_MPA_E_PD_LEN,	/* PD_Length above 512 */
 	SIW_MPA_E_IRD_ORD,	/* enhanced, but PD_Length under 4 */
+	SIW_MPA_E_LEGACY,	/* legacy IRD/ORD expected: short, or a 0 */
 	SIW_MPA_E_NOSPACE,	/* encoder: output buffer too small */
 	SIW_MPA_E_INVAL,	/* encoder: a field out of range */
 	SIW_MPA_E_NUM
@@ -509,6 +516,15 @@ enum siw_mpa_err {
 
 /* Reserved flag bits are an error, not merely reported in ->rsvd. */
 #define SIW_MPA_PARSE_STRICT	0x1
+/*
+ * A revision 1 frame begins its private data with the legacy IRD/ORD
+ * words (->legacy); without them, or with a zero in one, it is malformed.
+ * A reply with R set may come without them.
+ */
+#define SIW_MPA_PARSE_LEGACY	0x2
+
+/* [MS-SMBD] 6.1: a 32-bit IRD, then a 32-bit ORD, network byte order. */
+#define SIW_MPA_LEGACY_LEN	8
 
 const char *siw_mpa_err_name(enum siw_mpa_err e);
 
@@ -550,6 +566,7 @@ struct siw_mpa_params {
 	u16 ord;		/* outbound RDMA Reads we want */
 	u16 max_ird;		/* ird may grow up to this to suit a peer */
 	bool gso;		/* offer and accept GSO-sized FPDUs */
+	bool legacy;		/* revision 1: exchange IRD/ORD ([MS-SMBD]) */
 };
 
 enum siw_mpa_verdict {
@@ -579,7 +596,8 @@ struct siw_mpa_result {
 	enum siw_term_code term;	/* ABORT: Terminate to send, or OK */
 	u8 revision;
 	bool crc;			/* CRC in both directions */
-	bool enhanced;			/* IRD/ORD were exchanged */
+	bool enhanced;			/* IRD/ORD were exchanged (S) */
+	bool legacy;			/* ... in revision 1's legacy words */
 	bool p2p;			/* initiator sends an RTR first */
 	u8 rtr;				/* the one SIW_RTR_* it sends */
 	u16 ird;			/* to program into the local QP */

@@ -55,7 +55,16 @@ struct siw_knobs {
 	int mpa_rtr;		/* SIW_RTR_* offered/accepted in p2p mode */
 	int mpa_timeout_ms;	/* TCP connect plus MPA exchange */
 	int mpa_gso;		/* offer/accept GSO-sized FPDUs (siw peers) */
+	int mpa_legacy_ird_ord;	/* revision 1: IRD/ORD words, SIW_LEGACY_* */
 };
+
+/* When revision 1 connections exchange IRD/ORD as [MS-SMBD] 6.1 says. */
+enum {
+	SIW_LEGACY_NEVER,
+	SIW_LEGACY_SMBD_PORT,	/* to or from TCP port 5445, SMB Direct's */
+	SIW_LEGACY_ALWAYS,
+};
+#define SIW_SMBD_PORT	5445
 
 /*
  * One siw device: an ib_device bound to exactly one netdev.

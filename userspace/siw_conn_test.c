@@ -5,7 +5,7 @@
  * Prints TAP, one line per check.
  *
  *   siw_conn_test -a ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS]
- *                 [-x CMD] [-r] [CASE...]
+ *                 [-x CMD] [-r] [-p PORT] [-o IRD,ORD] [CASE...]
  *
  * ADDR is the server's address (IPv4 or IPv6). The rdma_cm IDs of each
  * side are created inside the named network namespaces (/run/netns/NAME),
@@ -19,6 +19,10 @@
  * connection ends (to check how the QPs sent, for instance), and so do
  * "walk" and "walkerr" after their RDMA Read, "reject" after the client
  * got REJECTED and "disconnect" after the flushed receives.
+ *
+ * -p PORT: the server's port (default 7471). -o IRD,ORD: the responder
+ * resources and initiator depth the server accepts with (default 16,16,
+ * what the client connects with).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,7 +41,8 @@
 #include <infiniband/verbs.h>
 
 #define BUF_SIZE	(1 << 20)
-#define PORT		7471
+static int srv_port = 7471;
+static int srv_ird = 16, srv_ord = 16;
 
 static int case_num, case_failed;
 static const char *server_ns, *client_ns, *server_addr;
@@ -140,7 +145,7 @@ static int get_addr(const char *host, struct sockaddr_storage *ss)
 	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST }, *res;
 	char port[8];
 
-	snprintf(port, sizeof(port), "%d", PORT);
+	snprintf(port, sizeof(port), "%d", srv_port);
 	if (getaddrinfo(host, port, &hints, &res))
 		return -1;
 	memcpy(ss, res->ai_addr, res->ai_addrlen);
@@ -361,6 +366,8 @@ static int pair_connect(struct pair *p, const struct pair_opts *o)
 			return -1;
 	if (o->pdata)
 		cp.private_data = srv_pd;
+	cp.responder_resources = srv_ird;
+	cp.initiator_depth = srv_ord;
 	if (rdma_accept(sid, &cp))
 		return -1;
 	if (expect_event(p->srv.ec, RDMA_CM_EVENT_ESTABLISHED, NULL) ||
@@ -638,7 +645,7 @@ static void case_read_sgl(void)
 		      (uintptr_t)p.srv.buf, p.srv.mr->rkey, 799);
 	tap(err != 0 && poll_n_for(p.cli.cq, &wc, 1, 300) == 0,
 	    "readsgl: a Read of max_sge_rd + 1 SGEs is refused at post (%s), nothing completes",
-	    strerror(err > 0 ? err : errno));
+	    strerror(err > 0 ? err : -err));
 out:
 	pair_destroy(&p);
 }
@@ -1042,9 +1049,9 @@ out:
 static void case_dualstack(void)
 {
 	struct sockaddr_in v4 = { .sin_family = AF_INET,
-				  .sin_port = htons(PORT + 1) };
+				  .sin_port = htons(srv_port + 1) };
 	struct sockaddr_in6 v6 = { .sin6_family = AF_INET6,
-				   .sin6_port = htons(PORT + 1),
+				   .sin6_port = htons(srv_port + 1),
 				   .sin6_addr = IN6ADDR_ANY_INIT };
 	struct rdma_event_channel *ec = NULL;
 	struct rdma_cm_id *id4 = NULL, *id6 = NULL;
@@ -1058,11 +1065,11 @@ static void case_dualstack(void)
 	tap(ok, "dualstack: two rdma_cm IDs, the IPv6 one AF-only");
 	ok = ok && !rdma_bind_addr(id4, (struct sockaddr *)&v4) &&
 	     !rdma_listen(id4, 8);
-	tap(ok, "dualstack: listen on 0.0.0.0:%d (%s)", PORT + 1,
+	tap(ok, "dualstack: listen on 0.0.0.0:%d (%s)", srv_port + 1,
 	    ok ? "ok" : strerror(errno));
 	ok = ok && !rdma_bind_addr(id6, (struct sockaddr *)&v6) &&
 	     !rdma_listen(id6, 8);
-	tap(ok, "dualstack: and on [::]:%d beside it (%s)", PORT + 1,
+	tap(ok, "dualstack: and on [::]:%d beside it (%s)", srv_port + 1,
 	    ok ? "ok" : strerror(errno));
 	if (id6)
 		rdma_destroy_id(id6);
@@ -1709,7 +1716,7 @@ static void usage(const char *prog)
 {
 	int i;
 
-	fprintf(stderr, "usage: %s -a SERVER_ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [-x CMD] [-r] [CASE...]\ncases:",
+	fprintf(stderr, "usage: %s -a SERVER_ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [-x CMD] [-r] [-p PORT] [-o IRD,ORD] [CASE...]\ncases:",
 		prog);
 	for (i = 0; i < NCASES; i++)
 		fprintf(stderr, " %s", cases[i].name);
@@ -1720,7 +1727,7 @@ int main(int argc, char **argv)
 {
 	int opt, i, a;
 
-	while ((opt = getopt(argc, argv, "a:S:C:x:rh")) != -1) {
+	while ((opt = getopt(argc, argv, "a:S:C:x:rp:o:h")) != -1) {
 		switch (opt) {
 		case 'a':
 			server_addr = optarg;
@@ -1736,6 +1743,21 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			expect_refused = 1;
+			break;
+		case 'p':
+			srv_port = atoi(optarg);
+			if (srv_port < 1 || srv_port > 65534) {
+				usage(argv[0]);
+				return 2;
+			}
+			break;
+		case 'o':
+			if (sscanf(optarg, "%d,%d", &srv_ird, &srv_ord) != 2 ||
+			    srv_ird < 0 || srv_ird > 255 || srv_ord < 0 ||
+			    srv_ord > 255) {
+				usage(argv[0]);
+				return 2;
+			}
 			break;
 		default:
 			usage(argv[0]);

@@ -69,6 +69,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	kind = (data[0] & 1) ? SIW_MPA_REPLY : SIW_MPA_REQUEST;
 	flags = (data[0] & 2) ? SIW_MPA_PARSE_STRICT : 0;
 	local_params(data[1], data[2], &local);
+	/* As cm.c: a device set for legacy IRD/ORD parses with the flag. */
+	local.legacy = data[0] & 4;
+	if (local.legacy)
+		flags |= SIW_MPA_PARSE_LEGACY;
 	data += 3;
 	size -= 3;
 	/* A copy of exactly size bytes: ASan sees any read past the end. */
@@ -88,12 +92,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(info.ulp_pd >= frame &&
 		      info.ulp_pd + info.ulp_pd_len <= frame + info.frame_len);
 
+	if (info.legacy) {
+		CHECK(info.revision == SIW_MPA_REV_1 && !info.enhanced);
+		CHECK(info.ird && info.ord &&
+		      info.ird <= SIW_MPA_V2_IRD_ORD_MAX &&
+		      info.ord <= SIW_MPA_V2_IRD_ORD_MAX);
+		CHECK(info.ulp_pd_len == info.pd_len - SIW_MPA_LEGACY_LEN);
+	}
+
 	/*
 	 * Round trip: what parsed must encode to the same bytes, unless it
-	 * carried reserved bits or fields the encoder never writes.
+	 * carried reserved bits or fields the encoder never writes (legacy
+	 * words above 14 bits, which parsing caps).
 	 */
-	if (!info.rsvd && siw_mpa_build(&info, out, sizeof(out), &len) ==
-	    SIW_MPA_OK) {
+	if (!info.rsvd &&
+	    !(info.legacy &&
+	      (siw_get_be32(frame + SIW_MPA_RR_HDR_LEN) != info.ird ||
+	       siw_get_be32(frame + SIW_MPA_RR_HDR_LEN + 4) != info.ord)) &&
+	    siw_mpa_build(&info, out, sizeof(out), &len) == SIW_MPA_OK) {
 		CHECK(len == info.frame_len);
 		CHECK(!memcmp(out, frame, len));
 		CHECK(siw_mpa_parse(out, len, kind, flags, &again) ==
@@ -115,8 +131,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		siw_mpa_reply_init(&res, &rep);
 		CHECK(siw_mpa_build(&rep, out, sizeof(out), &len) ==
 		      SIW_MPA_OK);
-		CHECK(siw_mpa_parse(out, len, SIW_MPA_REPLY, 0, &again) ==
-		      SIW_MPA_OK);
+		/* The initiator parses with the flag if it sent the words. */
+		CHECK(siw_mpa_parse(out, len, SIW_MPA_REPLY,
+				    info.legacy ? SIW_MPA_PARSE_LEGACY : 0,
+				    &again) == SIW_MPA_OK);
+		if (res.legacy)
+			CHECK(again.legacy && info.legacy);
 	} else {
 		struct siw_mpa_info req;
 

@@ -807,6 +807,120 @@ static void test_mpa_gso(void)
 /* FPDU sizing and framing                                             */
 /* ------------------------------------------------------------------ */
 
+/* Revision 1 with [MS-SMBD] 6.1's IRD/ORD words. */
+static void test_mpa_legacy(void)
+{
+	u8 pd[12] = { 0, 0, 0, 16, 0, 0, 0, 4, 'u', 'l', 'p', '!' };
+	u8 b[SIW_MPA_RR_MAX], out[SIW_MPA_RR_MAX];
+	struct siw_mpa_params ini, rsp;
+	struct siw_mpa_info in, req, rep, rq, rp;
+	struct siw_mpa_result r_res, i_res;
+	size_t n, len;
+	int k;
+
+	n = mk_rr(b, "MPA ID Req Frame", 0x40, 1, 12, pd, 12);
+	ok(siw_mpa_parse(b, n, SIW_MPA_REQUEST, SIW_MPA_PARSE_LEGACY, &in) ==
+	   SIW_MPA_OK && in.legacy && in.ird == 16 && in.ord == 4 &&
+	   in.ulp_pd_len == 4 && !memcmp(in.ulp_pd, "ulp!", 4),
+	   "mpa legacy: IRD 16, ORD 4 as 32-bit words, then the ULP's data");
+	ok(siw_mpa_parse(b, n, SIW_MPA_REQUEST, 0, &in) == SIW_MPA_OK &&
+	   !in.legacy && in.ulp_pd_len == 12,
+	   "mpa legacy: not asked for, all 12 bytes are the ULP's");
+	for (k = 0; k < 8; k++) {
+		n = mk_rr(b, "MPA ID Req Frame", 0x40, 1, k, pd, k);
+		eq_mpa(siw_mpa_parse(b, n, SIW_MPA_REQUEST,
+				     SIW_MPA_PARSE_LEGACY, &in),
+		       SIW_MPA_E_LEGACY,
+		       "mpa legacy: private data of %d bytes", k);
+	}
+	pd[3] = 0;
+	n = mk_rr(b, "MPA ID Req Frame", 0x40, 1, 8, pd, 8);
+	eq_mpa(siw_mpa_parse(b, n, SIW_MPA_REQUEST, SIW_MPA_PARSE_LEGACY, &in),
+	       SIW_MPA_E_LEGACY, "mpa legacy: IRD 0 is malformed");
+	n = mk_rr(b, "MPA ID Rep Frame", 0x60, 1, 4, (const u8 *)"nope", 4);
+	ok(siw_mpa_parse(b, n, SIW_MPA_REPLY, SIW_MPA_PARSE_LEGACY, &in) ==
+	   SIW_MPA_OK && in.reject && !in.legacy && in.ulp_pd_len == 4,
+	   "mpa legacy: a reject without the words is taken, data intact");
+	pd[3] = 0xff;
+	pd[0] = 0x01;	/* IRD 0x010000ff: above 14 bits, capped */
+	n = mk_rr(b, "MPA ID Req Frame", 0x40, 1, 8, pd, 8);
+	ok(siw_mpa_parse(b, n, SIW_MPA_REQUEST, SIW_MPA_PARSE_LEGACY, &in) ==
+	   SIW_MPA_OK && in.ird == SIW_MPA_V2_IRD_ORD_MAX,
+	   "mpa legacy: a huge IRD is capped at 0x3fff");
+	pd[0] = 0;
+	pd[3] = 16;
+	n = mk_rr(b, "MPA ID Req Frame", 0x40, 2, 12, pd, 12);
+	ok(siw_mpa_parse(b, n, SIW_MPA_REQUEST, SIW_MPA_PARSE_LEGACY, &in) ==
+	   SIW_MPA_OK && !in.legacy && in.ulp_pd_len == 12,
+	   "mpa legacy: revision 2 frames never carry the words");
+
+	/* The encoder, byte by byte. */
+	memset(&req, 0, sizeof(req));
+	req.kind = SIW_MPA_REQUEST;
+	req.revision = 1;
+	req.crc = true;
+	req.legacy = true;
+	req.ird = 16;
+	req.ord = 4;
+	req.ulp_pd = (const u8 *)"ulp!";
+	req.ulp_pd_len = 4;
+	n = mk_rr(b, "MPA ID Req Frame", 0x40, 1, 12, pd, 12);
+	ok(siw_mpa_build(&req, out, sizeof(out), &len) == SIW_MPA_OK &&
+	   len == n && !memcmp(out, b, n),
+	   "mpa legacy: the encoder writes the same bytes as by hand");
+	req.revision = 2;
+	eq_mpa(siw_mpa_build(&req, out, sizeof(out), &len), SIW_MPA_E_INVAL,
+	       "mpa legacy: not in revision 2");
+	req.revision = 1;
+	req.ord = 0;
+	eq_mpa(siw_mpa_build(&req, out, sizeof(out), &len), SIW_MPA_E_INVAL,
+	       "mpa legacy: not with ORD 0");
+
+	/* Both ends configured for it: IRD/ORD negotiated as with S. */
+	default_params(&ini);
+	default_params(&rsp);
+	ini.revision = 1;
+	ini.legacy = true;
+	ini.ird = 16;
+	ini.ord = 16;
+	rsp.revision = 1;
+	rsp.legacy = true;
+	rsp.ird = 2;
+	rsp.ord = 4;
+	rsp.max_ird = 2;
+	siw_mpa_request_init(&ini, &req);
+	ok(req.legacy && !req.enhanced && req.ird == 16 && req.ord == 16,
+	   "mpa legacy: the request carries IRD 16 and ORD 16");
+	ok(siw_mpa_build(&req, out, sizeof(out), &len) == SIW_MPA_OK &&
+	   siw_mpa_parse(out, len, SIW_MPA_REQUEST, SIW_MPA_PARSE_LEGACY,
+			 &rq) == SIW_MPA_OK && rq.legacy,
+	   "mpa legacy: the request goes through the wire");
+	siw_mpa_respond(&rsp, &rq, &r_res);
+	siw_mpa_reply_init(&r_res, &rep);
+	ok(r_res.verdict == SIW_MPA_ACCEPT && r_res.legacy &&
+	   !r_res.enhanced && r_res.ird == 2 && r_res.ord == 4 && rep.legacy,
+	   "mpa legacy: responder keeps IRD 2 (max_ird 2), ORD 4 fits IRD 16");
+	ok(siw_mpa_build(&rep, out, sizeof(out), &len) == SIW_MPA_OK &&
+	   siw_mpa_parse(out, len, SIW_MPA_REPLY, SIW_MPA_PARSE_LEGACY,
+			 &rp) == SIW_MPA_OK && rp.legacy,
+	   "mpa legacy: the reply goes through the wire");
+	siw_mpa_check_reply(&ini, &rp, &i_res);
+	ok(i_res.verdict == SIW_MPA_ACCEPT && i_res.legacy &&
+	   i_res.ord == 2 && i_res.ird == 16,
+	   "mpa legacy: initiator's ORD drops to the responder's IRD 2");
+	rsp.legacy = false;
+	siw_mpa_build(&req, out, sizeof(out), &len);
+	siw_mpa_parse(out, len, SIW_MPA_REQUEST, 0, &rq);
+	siw_mpa_respond(&rsp, &rq, &r_res);
+	ok(r_res.verdict == SIW_MPA_ACCEPT && !r_res.legacy &&
+	   r_res.ird == 2 && r_res.ord == 4,
+	   "mpa legacy: a responder not configured for it exchanges nothing");
+	ini.revision = 2;
+	siw_mpa_request_init(&ini, &req);
+	ok(!req.legacy && req.enhanced,
+	   "mpa legacy: a revision 2 initiator uses S instead");
+}
+
 static void test_fpdu_sizes(void)
 {
 	struct siw_fpdu f;
@@ -1612,6 +1726,7 @@ int main(void)
 	test_mpa_initiator();
 	test_mpa_exchange();
 	test_mpa_gso();
+	test_mpa_legacy();
 	test_fpdu_sizes();
 	test_fpdu_frame();
 	test_ddp_valid();

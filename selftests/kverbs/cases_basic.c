@@ -479,7 +479,7 @@ static void kv_cases_post_sges(struct kv_ctx *kv)
 	struct kv_buf src = {}, dst = {}, sink = {}, rbuf = {};
 	struct ib_sge one;
 	struct kv_pair *p;
-	u32 lkey, rkey, max_send, max_recv;
+	u32 lkey, rkey, max_send, max_recv, rd_max;
 	unsigned int i;
 	long at;
 	int err;
@@ -570,18 +570,21 @@ static void kv_cases_post_sges(struct kv_ctx *kv)
 	kv_end(kv);
 
 	/*
-	 * A Read scattered over 1, 2 and max_sge_rd SGEs of odd sizes at odd
-	 * offsets of the sink, with gaps between them: each SGE gets its
-	 * piece of the source, the gaps stay untouched.
+	 * A Read scattered over 1, 2 and as many SGEs as the QP takes for a
+	 * Read (the lower of max_sge_rd and its max_send_sge) of odd sizes
+	 * at odd offsets of the sink, with gaps between them: each SGE gets
+	 * its piece of the source, the gaps stay untouched.
 	 */
-	kv_begin(kv, "post_send: RDMA Read into 1, 2 and max_sge_rd SGEs of odd sizes and offsets; each SGE holds its piece, nothing lands between them");
-	kv_expect(kv, kv->dev->attrs.max_sge_rd >= 2 &&
-		  kv->dev->attrs.max_sge_rd < KV_SGE_MAX,
-		  "max_sge_rd %u", kv->dev->attrs.max_sge_rd);
+	kv_begin(kv, "post_send: RDMA Read into 1, 2 and min(max_sge_rd, max_send_sge) SGEs of odd sizes and offsets; each SGE holds its piece, nothing lands between them");
+	rd_max = min_t(u32, kv->dev->attrs.max_sge_rd, max_send);
+	kv_expect(kv, kv->dev->attrs.max_sge_rd == kv->dev->attrs.max_send_sge &&
+		  rd_max >= 2 && rd_max < KV_SGE_MAX,
+		  "max_sge_rd %u, max_send_sge %u, the QP's %u",
+		  kv->dev->attrs.max_sge_rd, kv->dev->attrs.max_send_sge,
+		  max_send);
 	kv_fill(dst.va, 4096, 9);
-	for (i = 1; i <= kv->dev->attrs.max_sge_rd && i < KV_SGE_MAX;
-	     i = i == 2 && kv->dev->attrs.max_sge_rd > 2 ?
-		 kv->dev->attrs.max_sge_rd : i + 1) {
+	for (i = 1; i <= rd_max && i < KV_SGE_MAX;
+	     i = i == 2 && rd_max > 2 ? rd_max : i + 1) {
 		u32 n = i, k, len = 0, at_sink = 3;
 		const struct ib_send_wr *bad = NULL;
 		struct ib_rdma_wr rw = {};

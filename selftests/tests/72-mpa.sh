@@ -8,7 +8,9 @@
 # ready-to-receive message, p2p on one side only, an initiator asking for
 # p2p against a responder at its defaults (answered, each RTR type) and
 # one that refuses it (p2p_accept 0), no common RTR (refused),
-# GSO-sized FPDUs (upstream siw's flag) on both sides, one side and with
+# revision 1 with and without [MS-SMBD]'s legacy IRD/ORD words (the
+# negotiated IRD/ORD checked), GSO-sized FPDUs (upstream siw's flag) on
+# both sides, one side and with
 # revision 1, and 64 KiB rping traffic over them.
 # Each connection moves a Send, a Write and a Read with their data checked,
 # and both QPs report what was negotiated (rdma resource show qp -dd).
@@ -16,8 +18,8 @@
 # The connection counters (rdma statistic) follow: a refused connection is
 # counted on both devices, a timed-out one on the device that waited.
 . "$(dirname "$0")/lib.sh"
-# 28 cases of parameters and knobs, 33 connections, 11 more.
-plan 72
+# 30 cases of parameters and knobs, 39 connections, 11 more.
+plan 80
 require rdma rping busybox python3
 at_exit cleanup_netns
 
@@ -29,10 +31,10 @@ param_rejects() { ! echo "$2" > "/sys/module/siw/parameters/$1" 2>/dev/null; }
 reads() { [ "$(cat "$1")" = "$2" ]; }
 
 load_siw
-check "modinfo siw lists the seven MPA parameters" sh -c \
-	'[ "$(modinfo -p siw | grep -cE "^mpa_(rev|crc|p2p|p2p_accept|rtr|timeout_ms|gso):")" = 7 ]'
+check "modinfo siw lists the eight MPA parameters" sh -c \
+	'[ "$(modinfo -p siw | grep -cE "^mpa_(rev|crc|p2p|p2p_accept|rtr|timeout_ms|gso|legacy_ird_ord):")" = 8 ]'
 for bad in "mpa_rev 3" "mpa_rev 0" "mpa_crc 3" "mpa_p2p 2" "mpa_p2p_accept 2" "mpa_rtr 0" \
-	   "mpa_rtr 8" "mpa_timeout_ms 0" "mpa_rev x" "mpa_gso 2"; do
+	   "mpa_rtr 8" "mpa_timeout_ms 0" "mpa_rev x" "mpa_gso 2" "mpa_legacy_ird_ord 3"; do
 	check "module parameter refuses ${bad/ /=}" param_rejects $bad
 done
 check "veth pair between two namespaces" setup_veth_pair
@@ -46,7 +48,8 @@ check "siw_b has crc 0, siw_a still 2" sh -c \
 check "GSO-sized FPDUs are on by default" reads /sys/class/infiniband/siw_b/mpa/gso 1
 check "by default p2p is answered (p2p_accept 1, rtr 7) but not asked for" sh -c \
 	'cd /sys/class/infiniband/siw_b/mpa && [ "$(cat p2p_accept) $(cat rtr) $(cat p2p)" = "1 7 0" ]'
-for bad in "rev 3" "crc -1" "p2p 5" "p2p_accept 2" "rtr 9" "timeout_ms 50" "rev two" "gso 2"; do
+for bad in "rev 3" "crc -1" "p2p 5" "p2p_accept 2" "rtr 9" "timeout_ms 50" "rev two" "gso 2" \
+	   "legacy_ird_ord 3"; do
 	check "sysfs mpa/${bad% *} refuses ${bad#* }" knob_rejects siw_a $bad
 done
 check "sysfs mpa/rtr takes 5" sh -c 'echo 5 > /sys/class/infiniband/siw_a/mpa/rtr && [ "$(cat /sys/class/infiniband/siw_a/mpa/rtr)" = 5 ]'
@@ -123,6 +126,36 @@ set_dev siw_a 2 2 0 6 1
 set_dev siw_b 2 0 0 6 1
 client_server "gso, crc required: rping -V -C 50 -S 65535" 120 \
 	"rping -s -a 192.0.2.1 -V -C 50 -S 65535" "rping -c -a 192.0.2.1 -V -C 50 -S 65535"
+set_dev siw_a 2 0 0 6
+set_dev siw_b 2 0 0 6
+
+# [MS-SMBD] 6.1's legacy IRD/ORD words in revision 1 (protocol.rst): the
+# server accepts with IRD 2 and ORD 4, the client connects with 16 and 16.
+# Exchanged, the client's ORD drops to the server's IRD; not exchanged, it
+# stays 16, more Reads than the server takes.
+irdord=$SIW_DIR/selftests/tests/irdord-expect.sh
+legacy() { # NAME A_KNOB B_KNOB PORT REV WANT (A_IRD A_ORD B_IRD B_ORD, or refused)
+	local name=$1 ka=$2 kb=$3 port=$4 rev=$5 want=$6
+	set_dev siw_a "$rev" 0 0 7 && set_dev siw_b "$rev" 0 0 7 &&
+		knob siw_a legacy_ird_ord "$ka" &&
+		knob siw_b legacy_ird_ord "$kb" || { fail "$name: set knobs"; return; }
+	if [ "$want" = refused ]; then
+		tap_prog "$name: refused" timeout 60 "$prog" -a 192.0.2.1 \
+			-S "$NS1" -C "$NS2" -p "$port" -o 2,4 -r mpa
+	else
+		tap_prog "$name: rev $rev, IRD/ORD $want" timeout 60 "$prog" \
+			-a 192.0.2.1 -S "$NS1" -C "$NS2" -p "$port" -o 2,4 \
+			-x "$irdord $rev $want" mpa
+	fi
+}
+legacy "legacy IRD/ORD on both (2)"           2 2 7471 1 "2 4 16 2"
+legacy "rev 1, no legacy IRD/ORD"             0 0 7471 1 "2 4 16 16"
+legacy "legacy IRD/ORD on port 5445 (1)"      1 1 5445 1 "2 4 16 2"
+legacy "legacy IRD/ORD (1), not port 5445"    1 1 7471 1 "2 4 16 16"
+legacy "legacy IRD/ORD set, rev 2 uses S"     2 2 7471 2 "2 4 16 2"
+legacy "legacy IRD/ORD on the responder only" 2 0 7471 1 refused
+knob siw_a legacy_ird_ord 0
+knob siw_b legacy_ird_ord 0
 set_dev siw_a 2 0 0 6
 set_dev siw_b 2 0 0 6
 
