@@ -432,46 +432,26 @@ static const void *event_obj(const struct ibv_async_event *aev)
 }
 
 /*
- * Waits up to ms for async event want on obj (a QP, or the CQ of a CQ
- * error, or an SRQ). Other events are skipped: on loopback both ends share one
- * device context, so the other end's events come through the same channel.
+ * Reads async events for up to ms and counts those of type want on obj (a
+ * QP, the CQ of a CQ error, or an SRQ), stopping early once 'enough' came
+ * (0: never, count for all of ms). Other events are skipped: on loopback
+ * both ends share one device context, so the other end's events come
+ * through the same channel.
  */
-static int got_event(struct ibv_context *ctx, enum ibv_event_type want,
-		     const void *obj, int ms)
-{
-	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
-	struct ibv_async_event aev;
-	int step = 100, ok = 0;
-
-	fcntl(pfd.fd, F_SETFL, fcntl(pfd.fd, F_GETFL) | O_NONBLOCK);
-	for (; ms > 0 && !ok; ms -= step) {
-		if (poll(&pfd, 1, step) != 1)
-			continue;
-		while (!ok && !ibv_get_async_event(ctx, &aev)) {
-			ok = aev.event_type == want &&
-			     event_obj(&aev) == obj;
-			if (!ok)
-				fprintf(stderr, "# skipped async event %s\n",
-					ibv_event_type_str(aev.event_type));
-			ibv_ack_async_event(&aev);
-		}
-	}
-	return ok;
-}
-
-/* Counts the events want on obj that arrive within ms (all of ms). */
-static int count_events(struct ibv_context *ctx, enum ibv_event_type want,
-			const void *obj, int ms)
+static int count_events_until(struct ibv_context *ctx,
+			      enum ibv_event_type want, const void *obj,
+			      int ms, int enough)
 {
 	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
 	struct ibv_async_event aev;
 	int step = 50, n = 0;
 
 	fcntl(pfd.fd, F_SETFL, fcntl(pfd.fd, F_GETFL) | O_NONBLOCK);
-	for (; ms > 0; ms -= step) {
+	for (; ms > 0 && (!enough || n < enough); ms -= step) {
 		if (poll(&pfd, 1, step) != 1)
 			continue;
-		while (!ibv_get_async_event(ctx, &aev)) {
+		while ((!enough || n < enough) &&
+		       !ibv_get_async_event(ctx, &aev)) {
 			if (aev.event_type == want && event_obj(&aev) == obj)
 				n++;
 			else
@@ -481,6 +461,20 @@ static int count_events(struct ibv_context *ctx, enum ibv_event_type want,
 		}
 	}
 	return n;
+}
+
+/* Waits up to ms for one async event want on obj. */
+static int got_event(struct ibv_context *ctx, enum ibv_event_type want,
+		     const void *obj, int ms)
+{
+	return count_events_until(ctx, want, obj, ms, 1) == 1;
+}
+
+/* Counts the events want on obj that arrive within ms (all of ms). */
+static int count_events(struct ibv_context *ctx, enum ibv_event_type want,
+			const void *obj, int ms)
+{
+	return count_events_until(ctx, want, obj, ms, 0);
 }
 
 static int got_async_event(struct ibv_qp *qp, enum ibv_event_type want,

@@ -133,7 +133,6 @@ set_dev siw_b 2 0 0 6
 # server accepts with IRD 2 and ORD 4, the client connects with 16 and 16.
 # Exchanged, the client's ORD drops to the server's IRD; not exchanged, it
 # stays 16, more Reads than the server takes.
-irdord=$SIW_DIR/selftests/tests/irdord-expect.sh
 legacy() { # NAME A_KNOB B_KNOB PORT REV WANT (A_IRD A_ORD B_IRD B_ORD, or refused)
 	local name=$1 ka=$2 kb=$3 port=$4 rev=$5 want=$6
 	set_dev siw_a "$rev" 0 0 7 && set_dev siw_b "$rev" 0 0 7 &&
@@ -145,7 +144,7 @@ legacy() { # NAME A_KNOB B_KNOB PORT REV WANT (A_IRD A_ORD B_IRD B_ORD, or refus
 	else
 		tap_prog "$name: rev $rev, IRD/ORD $want" timeout 60 "$prog" \
 			-a 192.0.2.1 -S "$NS1" -C "$NS2" -p "$port" -o 2,4 \
-			-x "$irdord $rev $want" mpa
+			-x "MPA_EXPECT_IRDORD='$want' $expect $rev 0 none" mpa
 	fi
 }
 legacy "legacy IRD/ORD on both (2)"           2 2 7471 1 "2 4 16 2"

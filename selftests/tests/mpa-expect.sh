@@ -7,8 +7,11 @@
 # (0 or 1) and peer-to-peer RTR type RTR (none, send, write or read);
 # with GSO, whether GSO-sized FPDUs were negotiated (0 or 1) and a MULPDU
 # to match: above 60000 bytes with it, an MSS's worth (the veth's MTU is
-# 1500) without.
+# 1500) without. With MPA_EXPECT_IRDORD="A_IRD A_ORD B_IRD B_ORD" in the
+# environment, also the IRD and ORD of siw_a's and of siw_b's QP.
 want_rev=$1 want_crc=$2 want_rtr=$3 want_gso=${4:-}
+read -r a_ird a_ord b_ird b_ord <<< "${MPA_EXPECT_IRDORD:-}"
+declare -A irdord=([siw_a]="$a_ird $a_ord" [siw_b]="$b_ird $b_ord")
 out=$(rdma -dd resource show qp 2>&1)
 echo "$out" | sed 's/^/# /'
 ok=0
@@ -21,6 +24,10 @@ for dev in siw_a siw_b; do
 	fi
 	kvs=("drv_mpa_rev $want_rev" "drv_mpa_crc $want_crc" "drv_mpa_rtr $want_rtr")
 	[ -n "$want_gso" ] && kvs+=("drv_mpa_gso $want_gso")
+	if [ -n "${MPA_EXPECT_IRDORD:-}" ]; then
+		read -r ird ord <<< "${irdord[$dev]}"
+		kvs+=("drv_ird $ird" "drv_ord $ord")
+	fi
 	for kv in "${kvs[@]}"; do
 		if ! echo "$line" | grep -qE " $kv( |$)"; then
 			echo "# mpa-expect: $dev: want '$kv'"
