@@ -429,6 +429,18 @@ static int siw_send_all(struct socket *sock, const void *buf, size_t len)
 }
 
 /*
+ * Whether a revision 1 frame of this kind must carry the legacy IRD/ORD
+ * words: a request, if we take them; a reply, only if our request, of
+ * revision 1, carried them.
+ */
+static bool siw_cep_legacy(const struct siw_cep *cep, enum siw_mpa_kind kind)
+{
+	return cep->params.legacy &&
+	       (kind == SIW_MPA_REQUEST ||
+		cep->params.revision == SIW_MPA_REV_1);
+}
+
+/*
  * Reads the MPA request or reply into cep->mpa, never past its end: what
  * follows belongs to the QP. Returns 1 when the frame is complete, 0 when
  * more must arrive, or a negative error (-EPROTO: malformed).
@@ -445,8 +457,8 @@ static int siw_cep_read_mpa(struct siw_cep *cep, enum siw_mpa_kind kind,
 		int n;
 
 		perr = siw_mpa_parse(cep->mpa, cep->mpa_have, kind,
-				     cep->params.legacy ? SIW_MPA_PARSE_LEGACY :
-				     0, info);
+				     siw_cep_legacy(cep, kind) ?
+				     SIW_MPA_PARSE_LEGACY : 0, info);
 		if (perr == SIW_MPA_OK) {
 			trace_siw_mpa_frame(cep, false, info);
 			return 1;
@@ -833,18 +845,6 @@ enum {
 	 * loopback but gives them the address's device as input interface.
 	 */
 	SIW_SOCK_DEV_WILDCARD = 1 << 1,
-	/*
-	 * A loopback address (127.0.0.0/8, ::1) is shared by every siw
-	 * device of the namespace. rdma_cm treats it like a wildcard: it
-	 * binds no device for it and listens on every RDMA device, and a
-	 * client connecting to it takes the first device whose port is up.
-	 * Its connections all come in on lo, so binding each listener to
-	 * its netdev would not do; the listeners share the port instead
-	 * (SO_REUSEPORT), and whichever takes a connection serves it: a
-	 * siw connection is a TCP connection, whichever devices its ends
-	 * are on.
-	 */
-	SIW_SOCK_SHARED_LOOPBACK = 1 << 2,
 };
 
 static bool siw_addr_is_loopback(const struct sockaddr_storage *a)
@@ -887,8 +887,7 @@ static int siw_create_socket(struct siw_device *sdev,
 		if (err)
 			goto err_release;
 	}
-	if ((how & SIW_SOCK_SHARED_LOOPBACK) && siw_addr_is_loopback(laddr))
-		sock_set_reuseport(sock->sk);
+
 	err = kernel_bind(sock, (struct sockaddr *)laddr,
 			  siw_sockaddr_len(laddr));
 	if (err)
@@ -922,7 +921,7 @@ int siw_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 	mutex_lock(&cep->lock);
 	cep->qp = qp;
 	siw_cm_local_params(cep, siw_sockaddr_port(&cm_id->m_remote_addr));
-	if (cep->params.legacy &&
+	if (siw_cep_legacy(cep, SIW_MPA_REPLY) &&
 	    param->private_data_len > SIW_MPA_PD_MAX - SIW_MPA_LEGACY_LEN) {
 		err = -EINVAL;
 		goto err_teardown;
@@ -990,8 +989,21 @@ int siw_create_listen(struct iw_cm_id *cm_id, int backlog)
 	cep = siw_cep_alloc(sdev, true);
 	if (!cep)
 		return -ENOMEM;
+	/*
+	 * A loopback address (127.0.0.0/8, ::1): rdma_cm treats it like a
+	 * wildcard and listens on every RDMA device, but its connections
+	 * all arrive on lo, and rdma_cm gives each to the device whose GID
+	 * is lo's hardware address: the siw device on lo (netdev.c). Only
+	 * that one listens; the others keep a listener without a socket,
+	 * as rdma_cm fails the whole listen if one device refuses.
+	 */
+	if (siw_addr_is_loopback(&cm_id->m_local_addr) &&
+	    !(sdev->netdev->flags & IFF_LOOPBACK)) {
+		sock = NULL;
+		goto listening;
+	}
 	err = siw_create_socket(sdev, &cm_id->m_local_addr,
-				SIW_SOCK_DEV_WILDCARD | SIW_SOCK_SHARED_LOOPBACK |
+				SIW_SOCK_DEV_WILDCARD |
 				(cm_id->afonly ? SIW_SOCK_V6ONLY : 0), &sock);
 	if (err)
 		goto err_free;
@@ -1000,12 +1012,14 @@ int siw_create_listen(struct iw_cm_id *cm_id, int backlog)
 		sock_release(sock);
 		goto err_free;
 	}
+listening:
 	mutex_lock(&cep->lock);
 	cm_id->add_ref(cm_id);
 	cep->cm_id = cm_id;
 	cm_id->provider_data = cep;
 	siw_cep_set_state(cep, SIW_CEP_LISTEN);	/* traced with cm_id's address */
-	siw_cep_attach_socket(cep, sock);
+	if (sock)
+		siw_cep_attach_socket(cep, sock);
 	mutex_unlock(&cep->lock);
 	/* Connections may be waiting already. */
 	siw_cm_queue_event(cep, SIW_CEP_EV_ACCEPT);

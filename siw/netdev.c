@@ -19,53 +19,80 @@
  *
  * rdma_cm treats 127.0.0.0/8 and ::1 like the wildcard address: a client
  * connecting to one takes the first RDMA device whose port is up and
- * reads its GID 0 from the core's GID cache (cma_bind_loopback()). An
- * iWARP device's GID 0 is its netdev's hardware address, and lo's is all
- * zeroes: the core never stores a zero GID (add_modify_gid() turns it
- * into an empty slot), so the lookup fails and with siw on lo alone no
- * connection to 127.0.0.1 or ::1 could resolve its address.
+ * reads its GID 0 from the core's GID cache (cma_bind_loopback()), and a
+ * listener hands an incoming connection to the device whose GID is lo's
+ * hardware address (cma_iw_acquire_dev()). An iWARP device's GID 0 is its
+ * netdev's hardware address, and lo's is all zeroes: the core never
+ * stores a zero GID (add_modify_gid() turns it into an empty slot), so
+ * neither could find a device.
  *
  * So while a siw device sits on lo, lo gets a random locally administered
- * unicast address, which is also the device's GID 0. Random, because
- * rdma_cm searches every device in every namespace, and each namespace's
- * lo would otherwise carry the same one. Frames on lo carry it (tcpdump
- * shows it) and nothing else sees a difference: lo does no ARP, and the
- * change notification rebuilds its neighbour entries. It is taken back
- * when the siw device goes, unless somebody changed lo's address since.
+ * unicast address (NET_ADDR_RANDOM), which is also that device's GID 0.
+ * Random, because rdma_cm searches the devices of every namespace, and
+ * each namespace's lo would otherwise carry the same one. The cost, in
+ * Documentation/protocol.rst: frames on lo carry it, and a frame written
+ * onto lo by hand (AF_PACKET) with another destination is dropped.
+ *
+ * siw_lo_owners lists the devices that set an address, under RTNL. A new
+ * device on a lo whose old device is still going away takes the address
+ * over, so that the old one does not zero it under the new one's GID.
  */
+static LIST_HEAD(siw_lo_owners);
+
 void siw_netdev_lo_addr_set(struct siw_device *sdev)
 {
 	struct net_device *nd = sdev->netdev;
+	struct siw_device *old;
 	u8 addr[ETH_ALEN];
 
 	ASSERT_RTNL();
-	if (!(nd->flags & IFF_LOOPBACK) || nd->addr_len != ETH_ALEN ||
-	    !is_zero_ether_addr(nd->dev_addr))
+	if (!(nd->flags & IFF_LOOPBACK) || nd->addr_len != ETH_ALEN)
 		return;
+	list_for_each_entry(old, &siw_lo_owners, lo_entry) {
+		if (old->netdev == nd) {
+			list_del(&old->lo_entry);
+			old->lo_addr_set = false;
+			ether_addr_copy(sdev->lo_addr, old->lo_addr);
+			goto own;
+		}
+	}
+	if (!is_zero_ether_addr(nd->dev_addr))
+		return;		/* somebody else's */
 	eth_random_addr(addr);
+	if (dev_pre_changeaddr_notify(nd, addr, NULL))
+		return;
 	dev_addr_set(nd, addr);
+	nd->addr_assign_type = NET_ADDR_RANDOM;
 	ether_addr_copy(sdev->lo_addr, addr);
-	sdev->lo_addr_set = true;
 	call_netdevice_notifiers(NETDEV_CHANGEADDR, nd);
 	pr_info("siw: %s has the address %pM while siw is on it (rdma_cm finds devices by it)\n",
 		nd->name, addr);
+own:
+	sdev->lo_addr_set = true;
+	list_add(&sdev->lo_entry, &siw_lo_owners);
 }
 
-/* Takes the address back; not under RTNL. */
+/* Takes the address back, unless it changed meanwhile; not under RTNL. */
 void siw_netdev_lo_addr_clear(struct siw_device *sdev)
 {
 	struct net_device *nd = sdev->netdev;
 	static const u8 zero[ETH_ALEN];
 
-	if (!sdev->lo_addr_set)
-		return;
+	if (!(nd->flags & IFF_LOOPBACK))
+		return;		/* lo stays lo: no RTNL for other devices */
 	rtnl_lock();
+	if (!sdev->lo_addr_set)
+		goto out;
+	list_del(&sdev->lo_entry);
+	sdev->lo_addr_set = false;
 	if (nd->reg_state == NETREG_REGISTERED &&
-	    ether_addr_equal(nd->dev_addr, sdev->lo_addr)) {
+	    ether_addr_equal(nd->dev_addr, sdev->lo_addr) &&
+	    !dev_pre_changeaddr_notify(nd, zero, NULL)) {
 		dev_addr_set(nd, zero);
+		nd->addr_assign_type = NET_ADDR_PERM;
 		call_netdevice_notifiers(NETDEV_CHANGEADDR, nd);
 	}
-	sdev->lo_addr_set = false;
+out:
 	rtnl_unlock();
 }
 

@@ -93,10 +93,12 @@ struct siw_device {
 	u32 next_mem_index;
 	/*
 	 * On lo only: the hardware address siw gave it (netdev.c), to be
-	 * taken back when the device goes; under RTNL.
+	 * taken back when the device goes, and the entry on the list of
+	 * such devices; all under RTNL.
 	 */
 	bool lo_addr_set;
 	u8 lo_addr[ETH_ALEN];
+	struct list_head lo_entry;
 	/* Port speed as IB enums; written under RTNL, read locklessly. */
 	u16 active_speed;
 	u8 active_width;

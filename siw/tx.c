@@ -857,7 +857,7 @@ static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 				    sqe.id, sqe.opcode,
 				    (sqe.opcode == SIW_OP_READ ||
 				     sqe.opcode == SIW_OP_READ_LOCAL_INV) ?
-				    (sqe.num_sge ? sqe.sge[0].length : 0) :
+				    siw_sqe_sge_len(&sqe) :
 				    siw_sqe_payload(&sqe));
 
 	switch (sqe.opcode) {

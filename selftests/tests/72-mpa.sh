@@ -18,8 +18,8 @@
 # The connection counters (rdma statistic) follow: a refused connection is
 # counted on both devices, a timed-out one on the device that waited.
 . "$(dirname "$0")/lib.sh"
-# 30 cases of parameters and knobs, 39 connections, 11 more.
-plan 80
+# 30 cases of parameters and knobs, 41 connections, 11 more.
+plan 82
 require rdma rping busybox python3
 at_exit cleanup_netns
 
@@ -133,9 +133,11 @@ set_dev siw_b 2 0 0 6
 # server accepts with IRD 2 and ORD 4, the client connects with 16 and 16.
 # Exchanged, the client's ORD drops to the server's IRD; not exchanged, it
 # stays 16, more Reads than the server takes.
+# REV: both devices' revision, or A_REV/B_REV; the lower is expected.
 legacy() { # NAME A_KNOB B_KNOB PORT REV WANT (A_IRD A_ORD B_IRD B_ORD, or refused)
-	local name=$1 ka=$2 kb=$3 port=$4 rev=$5 want=$6
-	set_dev siw_a "$rev" 0 0 7 && set_dev siw_b "$rev" 0 0 7 &&
+	local name=$1 ka=$2 kb=$3 port=$4 ra=${5%/*} rb=${5#*/} want=$6 rev
+	rev=$(( ra < rb ? ra : rb ))
+	set_dev siw_a "$ra" 0 0 7 && set_dev siw_b "$rb" 0 0 7 &&
 		knob siw_a legacy_ird_ord "$ka" &&
 		knob siw_b legacy_ird_ord "$kb" || { fail "$name: set knobs"; return; }
 	if [ "$want" = refused ]; then
@@ -153,6 +155,10 @@ legacy "legacy IRD/ORD on port 5445 (1)"      1 1 5445 1 "2 4 16 2"
 legacy "legacy IRD/ORD (1), not port 5445"    1 1 7471 1 "2 4 16 16"
 legacy "legacy IRD/ORD set, rev 2 uses S"     2 2 7471 2 "2 4 16 2"
 legacy "legacy IRD/ORD on the responder only" 2 0 7471 1 refused
+# The initiator's words reach a responder not set for them as ULP data.
+legacy "legacy IRD/ORD on the initiator only" 0 2 7471 1 "2 4 16 16"
+# A revision 2 request carries no words: the reply needs none either.
+legacy "legacy on both, initiator at rev 2"   2 2 7471 1/2 "2 4 16 16"
 knob siw_a legacy_ird_ord 0
 knob siw_b legacy_ird_ord 0
 set_dev siw_a 2 0 0 6
