@@ -155,8 +155,9 @@ legacy "legacy IRD/ORD on port 5445 (1)"      1 1 5445 1 "2 4 16 2"
 legacy "legacy IRD/ORD (1), not port 5445"    1 1 7471 1 "2 4 16 16"
 legacy "legacy IRD/ORD set, rev 2 uses S"     2 2 7471 2 "2 4 16 2"
 legacy "legacy IRD/ORD on the responder only" 2 0 7471 1 refused
-# The initiator's words reach a responder not set for them as ULP data.
-legacy "legacy IRD/ORD on the initiator only" 0 2 7471 1 "2 4 16 16"
+# The responder takes the words for ULP data and replies without any:
+# the initiator, which asked for them, fails the connect.
+legacy "legacy IRD/ORD on the initiator only" 0 2 7471 1 refused
 # A revision 2 request carries no words: the reply needs none either.
 legacy "legacy on both, initiator at rev 2"   2 2 7471 1/2 "2 4 16 16"
 knob siw_a legacy_ird_ord 0
