@@ -5,7 +5,7 @@
  * Prints TAP, one line per check.
  *
  *   siw_conn_test -a ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS]
- *                 [-x CMD] [-r] [-p PORT] [-o IRD,ORD] [CASE...]
+ *                 [-x CMD] [-r|-R] [-p PORT] [-o IRD,ORD] [CASE...]
  *
  * ADDR is the server's address (IPv4 or IPv6). The rdma_cm IDs of each
  * side are created inside the named network namespaces (/run/netns/NAME),
@@ -14,7 +14,8 @@
  * The "mpa" case is for runs between devices with different MPA settings:
  * -x CMD runs the shell command CMD while its connection is up (it checks
  * what was negotiated, e.g. with `rdma resource show qp -dd`) and counts
- * its exit status as a check; -r expects the connection to be refused.
+ * its exit status as a check; -r expects the connection to be refused;
+ * -R, refused by the client's siw after the server accepted.
  * The "overwrite" case runs CMD too, after its transfer, before the
  * connection ends (to check how the QPs sent, for instance), and so do
  * "walk" and "walkerr" after their RDMA Read, "reject" after the client
@@ -47,7 +48,7 @@ static int srv_ird = 16, srv_ord = 16;
 static int case_num, case_failed;
 static const char *server_ns, *client_ns, *server_addr;
 static const char *verify_cmd;
-static int expect_refused;
+static int expect_refused, expect_refused_late;
 static int home_ns = -1;
 
 static void tap(int ok, const char *fmt, ...)
@@ -235,6 +236,8 @@ struct pair_opts {
 	int recvs;
 	const char *reject;
 	int refused;	/* the client is to get REJECTED from siw itself */
+	/* ... only after the server accepted (the reply is refused) */
+	int refused_late;
 	int pdata;	/* both sides send PDATA_MAX bytes of private data */
 	int srv_cqe;	/* entries of the server's CQ (0: 256) */
 	/*
@@ -370,6 +373,16 @@ static int pair_connect(struct pair *p, const struct pair_opts *o)
 	cp.initiator_depth = srv_ord;
 	if (rdma_accept(sid, &cp))
 		return -1;
+	if (o->refused_late) {
+		/* The client's siw refuses the reply: REJECTED, no ESTABLISHED. */
+		int got = wait_event(p->cli.ec, 5000, &ev);
+
+		if (got >= 0)
+			rdma_ack_cm_event(ev);
+		fprintf(stderr, "# client: %s\n",
+			got >= 0 ? rdma_event_str(got) : "no CM event");
+		return got == RDMA_CM_EVENT_REJECTED ? 2 : -1;
+	}
 	if (expect_event(p->srv.ec, RDMA_CM_EVENT_ESTABLISHED, NULL) ||
 	    expect_event(p->cli.ec, RDMA_CM_EVENT_ESTABLISHED, &ev))
 		return -1;
@@ -1179,7 +1192,8 @@ static void case_mpa(void)
 {
 	struct pair_opts o = { .srv_access = DEFAULT_ACCESS,
 			       .cli_access = DEFAULT_ACCESS, .recvs = 1,
-			       .refused = expect_refused };
+			       .refused = expect_refused,
+			       .refused_late = expect_refused_late };
 	struct ibv_wc wc[2];
 	struct ibv_sge sg;
 	struct pair p;
@@ -1187,8 +1201,9 @@ static void case_mpa(void)
 	int r, ok;
 
 	r = pair_connect(&p, &o);
-	if (expect_refused) {
-		tap(r == 2, "mpa: the connection is refused");
+	if (expect_refused || expect_refused_late) {
+		tap(r == 2, "mpa: the connection is refused%s",
+		    expect_refused_late ? " after the server accepted" : "");
 		goto out;
 	}
 	if (r) {
@@ -1713,7 +1728,7 @@ static void usage(const char *prog)
 {
 	int i;
 
-	fprintf(stderr, "usage: %s -a SERVER_ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [-x CMD] [-r] [-p PORT] [-o IRD,ORD] [CASE...]\ncases:",
+	fprintf(stderr, "usage: %s -a SERVER_ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [-x CMD] [-r|-R] [-p PORT] [-o IRD,ORD] [CASE...]\ncases:",
 		prog);
 	for (i = 0; i < NCASES; i++)
 		fprintf(stderr, " %s", cases[i].name);
@@ -1724,7 +1739,7 @@ int main(int argc, char **argv)
 {
 	int opt, i, a;
 
-	while ((opt = getopt(argc, argv, "a:S:C:x:rp:o:h")) != -1) {
+	while ((opt = getopt(argc, argv, "a:S:C:x:rRp:o:h")) != -1) {
 		switch (opt) {
 		case 'a':
 			server_addr = optarg;
@@ -1740,6 +1755,9 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			expect_refused = 1;
+			break;
+		case 'R':
+			expect_refused_late = 1;
 			break;
 		case 'p':
 			srv_port = atoi(optarg);

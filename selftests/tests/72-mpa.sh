@@ -134,15 +134,18 @@ set_dev siw_b 2 0 0 6
 # Exchanged, the client's ORD drops to the server's IRD; not exchanged, it
 # stays 16, more Reads than the server takes.
 # REV: both devices' revision, or A_REV/B_REV; the lower is expected.
-legacy() { # NAME A_KNOB B_KNOB PORT REV WANT (A_IRD A_ORD B_IRD B_ORD, or refused)
+# WANT: A_IRD A_ORD B_IRD B_ORD, or refused (by the responder's siw), or
+# refused-late (by the initiator's siw, after the server accepted).
+legacy() { # NAME A_KNOB B_KNOB PORT REV WANT
 	local name=$1 ka=$2 kb=$3 port=$4 ra=${5%/*} rb=${5#*/} want=$6 rev
 	rev=$(( ra < rb ? ra : rb ))
 	set_dev siw_a "$ra" 0 0 7 && set_dev siw_b "$rb" 0 0 7 &&
 		knob siw_a legacy_ird_ord "$ka" &&
 		knob siw_b legacy_ird_ord "$kb" || { fail "$name: set knobs"; return; }
-	if [ "$want" = refused ]; then
-		tap_prog "$name: refused" timeout 60 "$prog" -a 192.0.2.1 \
-			-S "$NS1" -C "$NS2" -p "$port" -o 2,4 -r mpa
+	if [ "$want" = refused ] || [ "$want" = refused-late ]; then
+		tap_prog "$name: $want" timeout 60 "$prog" -a 192.0.2.1 \
+			-S "$NS1" -C "$NS2" -p "$port" -o 2,4 \
+			"$([ "$want" = refused ] && echo -r || echo -R)" mpa
 	else
 		tap_prog "$name: rev $rev, IRD/ORD $want" timeout 60 "$prog" \
 			-a 192.0.2.1 -S "$NS1" -C "$NS2" -p "$port" -o 2,4 \
@@ -157,7 +160,7 @@ legacy "legacy IRD/ORD set, rev 2 uses S"     2 2 7471 2 "2 4 16 2"
 legacy "legacy IRD/ORD on the responder only" 2 0 7471 1 refused
 # The responder takes the words for ULP data and replies without any:
 # the initiator, which asked for them, fails the connect.
-legacy "legacy IRD/ORD on the initiator only" 0 2 7471 1 refused
+legacy "legacy IRD/ORD on the initiator only" 0 2 7471 1 refused-late
 # A revision 2 request carries no words: the reply needs none either.
 legacy "legacy on both, initiator at rev 2"   2 2 7471 1/2 "2 4 16 16"
 knob siw_a legacy_ird_ord 0
