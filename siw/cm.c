@@ -210,6 +210,7 @@ static void siw_cm_local_params(struct siw_cep *cep, u16 port)
 	p->ord = SIW_MAX_ORD_QP;
 	p->max_ird = SIW_MAX_IRD_QP;
 	p->gso = k.mpa_gso;
+	p->ext = k.mpa_rfc7306;
 	p->legacy = k.mpa_legacy_ird_ord == SIW_LEGACY_ALWAYS ||
 		    (k.mpa_legacy_ird_ord == SIW_LEGACY_SMBD_PORT &&
 		     port == SIW_SMBD_PORT);
@@ -688,6 +689,9 @@ int siw_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 	cep->qp = qp;
 	cm_id->add_ref(cm_id);
 	cep->cm_id = cm_id;
+	/* The stock user provider has no RFC 7306 verbs (protocol.rst). */
+	if (qp->user)
+		cep->result.ext = false;
 
 	if (param->ird < cep->result.ird)
 		cep->result.ird = param->ird;
@@ -921,6 +925,8 @@ int siw_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 	mutex_lock(&cep->lock);
 	cep->qp = qp;
 	siw_cm_local_params(cep, siw_sockaddr_port(&cm_id->m_remote_addr));
+	if (qp->user)
+		cep->params.ext = false;
 	if (siw_cep_legacy(cep, SIW_MPA_REPLY) &&
 	    param->private_data_len > SIW_MPA_PD_MAX - SIW_MPA_LEGACY_LEN) {
 		err = -EINVAL;

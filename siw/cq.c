@@ -19,7 +19,7 @@
 #include "queue.h"
 #include "trace.h"
 
-static const enum ib_wc_opcode siw_to_ib_wc_opcode[SIW_NUM_OPCODES] = {
+static const enum ib_wc_opcode siw_to_ib_wc_opcode[SIW_NUM_KOPCODES] = {
 	[SIW_OP_WRITE] = IB_WC_RDMA_WRITE,
 	[SIW_OP_READ] = IB_WC_RDMA_READ,
 	[SIW_OP_READ_LOCAL_INV] = IB_WC_RDMA_READ,
@@ -32,6 +32,8 @@ static const enum ib_wc_opcode siw_to_ib_wc_opcode[SIW_NUM_OPCODES] = {
 	[SIW_OP_READ_RESPONSE] = IB_WC_RDMA_READ,
 	[SIW_OP_INVAL_STAG] = IB_WC_LOCAL_INV,
 	[SIW_OP_REG_MR] = IB_WC_REG_MR,
+	[SIW_OP_WRITE_WITH_IMM] = IB_WC_RDMA_WRITE,
+	[SIW_OP_RECV_RDMA_IMM] = IB_WC_RECV_RDMA_WITH_IMM,
 };
 
 static const enum ib_wc_status siw_to_ib_wc_status[SIW_NUM_WC_STATUS] = {
@@ -216,13 +218,16 @@ int siw_poll_cq(struct ib_cq *base_cq, int num_entries, struct ib_wc *wc)
 		wc->status = cqe->status < SIW_NUM_WC_STATUS ?
 			     siw_to_ib_wc_status[cqe->status] :
 			     IB_WC_GENERAL_ERR;
-		wc->opcode = cqe->opcode < SIW_NUM_OPCODES ?
+		wc->opcode = cqe->opcode < SIW_NUM_KOPCODES ?
 			     siw_to_ib_wc_opcode[cqe->opcode] : IB_WC_SEND;
 		wc->byte_len = cqe->bytes;
 		wc->qp = cqe->base_qp;
 		if (cqe->flags & SIW_WQE_REM_INVAL) {
 			wc->wc_flags = IB_WC_WITH_INVALIDATE;
 			wc->ex.invalidate_rkey = cqe->inval_stag;
+		} else if (cqe->flags & SIW_CQE_WITH_IMM) {
+			wc->wc_flags = IB_WC_WITH_IMM;
+			wc->ex.imm_data = cpu_to_be32((u32)cqe->imm_data);
 		}
 		/* Done with the entry: hand the slot back. */
 		smp_store_release(&cqe->flags, 0);

@@ -23,15 +23,30 @@
  */
 #include "proto.h"
 
-u32 siw_ddp_hdr_len(u8 ddp_ctrl, u8 rdmap_ctrl)
+/* The opcode's table entry, if it is valid on this connection. */
+static const struct siw_op_info *op_for(u8 opcode, unsigned int flags)
+{
+	const struct siw_op_info *op = siw_op_info(opcode);
+
+	if (op && op->ext && !(flags & SIW_DDP_EXT))
+		return NULL;
+	return op;
+}
+
+u32 siw_ddp_hdr_len_flags(u8 ddp_ctrl, u8 rdmap_ctrl, unsigned int flags)
 {
 	const struct siw_op_info *op;
 	bool tagged = ddp_ctrl & SIW_DDP_FLAG_T;
 
-	op = siw_op_info(rdmap_ctrl & SIW_RDMAP_OPCODE_MASK);
+	op = op_for(rdmap_ctrl & SIW_RDMAP_OPCODE_MASK, flags);
 	if (op && op->tagged == tagged)
 		return op->hdr_len;
 	return tagged ? SIW_TAGGED_HDR_LEN : SIW_UNTAGGED_HDR_LEN;
+}
+
+u32 siw_ddp_hdr_len(u8 ddp_ctrl, u8 rdmap_ctrl)
+{
+	return siw_ddp_hdr_len_flags(ddp_ctrl, rdmap_ctrl, 0);
 }
 
 static void get_rreq(const u8 *b, struct siw_rreq *r)
@@ -41,6 +56,21 @@ static void get_rreq(const u8 *b, struct siw_rreq *r)
 	r->size = siw_get_be32(b + 12);
 	r->src_stag = siw_get_be32(b + 16);
 	r->src_to = siw_get_be64(b + 20);
+}
+
+static void get_atomic_req(const u8 *b, struct siw_atomic_req *a)
+{
+	u32 w = siw_get_be32(b);
+
+	a->op = w & SIW_ATOMIC_OP_MASK;
+	a->op_rsvd = w & ~(u32)SIW_ATOMIC_OP_MASK;
+	a->req_id = siw_get_be32(b + 4);
+	a->stag = siw_get_be32(b + 8);
+	a->to = siw_get_be64(b + 12);
+	a->add_swap = siw_get_be64(b + 20);
+	a->add_swap_mask = siw_get_be64(b + 28);
+	a->compare = siw_get_be64(b + 36);
+	a->compare_mask = siw_get_be64(b + 44);
 }
 
 enum siw_term_code siw_ddp_check(const u8 *buf, size_t avail, u32 ulpdu_len,
@@ -61,7 +91,7 @@ enum siw_term_code siw_ddp_check(const u8 *buf, size_t avail, u32 ulpdu_len,
 	out->tagged = ddp & SIW_DDP_FLAG_T;
 	out->last = ddp & SIW_DDP_FLAG_L;
 	out->opcode = rdmap & SIW_RDMAP_OPCODE_MASK;
-	out->hdr_len = siw_ddp_hdr_len(ddp, rdmap);
+	out->hdr_len = siw_ddp_hdr_len_flags(ddp, rdmap, flags);
 	base = out->tagged ? SIW_TAGGED_HDR_LEN : SIW_UNTAGGED_HDR_LEN;
 	rsvd = (ddp & SIW_DDP_RSVD_MASK) || (rdmap & SIW_RDMAP_RSVD_MASK);
 
@@ -86,7 +116,8 @@ enum siw_term_code siw_ddp_check(const u8 *buf, size_t avail, u32 ulpdu_len,
 		out->qn = siw_get_be32(buf + 6);
 		out->msn = siw_get_be32(buf + 10);
 		out->mo = siw_get_be32(buf + 14);
-		if (out->qn >= SIW_QN_NUM)
+		if (out->qn >= (flags & SIW_DDP_EXT ? SIW_QN_NUM :
+						       SIW_QN_NUM_BASE))
 			return SIW_TERM_DDP_UT_INVALID_QN;
 	}
 
@@ -94,8 +125,11 @@ enum siw_term_code siw_ddp_check(const u8 *buf, size_t avail, u32 ulpdu_len,
 	if ((rdmap & SIW_RDMAP_RV_MASK) >> SIW_RDMAP_RV_SHIFT !=
 	    SIW_RDMAP_VERSION)
 		return SIW_TERM_RDMAP_VERSION;
-	op = siw_op_info(out->opcode);
-	/* Reserved opcodes, and tagged opcodes arriving untagged or back. */
+	op = op_for(out->opcode, flags);
+	/*
+	 * Reserved opcodes, RFC 7306's where it was not negotiated, and
+	 * tagged opcodes arriving untagged or back.
+	 */
 	if (!op || op->tagged != out->tagged)
 		return SIW_TERM_RDMAP_OPCODE;
 	/* A known untagged opcode on another opcode's queue. */
@@ -105,7 +139,8 @@ enum siw_term_code siw_ddp_check(const u8 *buf, size_t avail, u32 ulpdu_len,
 		rsvd = true;
 
 	/*
-	 * Read Request and Terminate are one segment each. A later segment
+	 * Read Request, Terminate and RFC 7306's messages are one segment
+	 * each. A later segment
 	 * (MO not 0) is an invalid MO; a first one that is not also the last
 	 * announces a message longer than the single buffer it can have.
 	 */
@@ -118,8 +153,11 @@ enum siw_term_code siw_ddp_check(const u8 *buf, size_t avail, u32 ulpdu_len,
 	/* Lie 2: the opcode's header does not fit ("unspecified" again). */
 	if (ulpdu_len < op->hdr_len)
 		return SIW_TERM_RDMAP_OP_UNSPEC;
-	/* Lie 3: a Read Request is its 28-byte body, nothing more. */
-	if (out->opcode == SIW_RDMAP_READ_REQ && ulpdu_len > op->hdr_len)
+	/*
+	 * Lie 3: a Read Request is its 28-byte body, nothing more; so are
+	 * RFC 7306's messages their bodies.
+	 */
+	if (op->exact && ulpdu_len > op->hdr_len)
 		return SIW_TERM_DDP_UT_TOO_LONG;
 	/*
 	 * RFC 5040/5041 reserve these bits as zero on transmit, not checked
@@ -133,6 +171,23 @@ enum siw_term_code siw_ddp_check(const u8 *buf, size_t avail, u32 ulpdu_len,
 		return SIW_TERM_NEED_MORE;
 	if (out->opcode == SIW_RDMAP_READ_REQ)
 		get_rreq(buf + SIW_UNTAGGED_HDR_LEN, &out->rreq);
+	if (out->opcode == SIW_RDMAP_IMM || out->opcode == SIW_RDMAP_IMM_SE)
+		out->imm = siw_get_be64(buf + SIW_UNTAGGED_HDR_LEN);
+	if (out->opcode == SIW_RDMAP_ATOMIC_REQ) {
+		get_atomic_req(buf + SIW_UNTAGGED_HDR_LEN, &out->atomic);
+		/* The 28 bits before AtomicOp are reserved. */
+		if (out->atomic.op_rsvd) {
+			out->rsvd_set = true;
+			if (flags & SIW_DDP_STRICT)
+				return SIW_TERM_RDMAP_OP_UNSPEC;
+		}
+	}
+	if (out->opcode == SIW_RDMAP_ATOMIC_RESP) {
+		out->atomic_resp.req_id =
+			siw_get_be32(buf + SIW_UNTAGGED_HDR_LEN);
+		out->atomic_resp.orig =
+			siw_get_be64(buf + SIW_UNTAGGED_HDR_LEN + 4);
+	}
 	out->payload_len = ulpdu_len - op->hdr_len;
 	return SIW_TERM_OK;
 }
@@ -225,4 +280,56 @@ enum siw_term_code siw_check_ird(u32 outstanding, u32 ird)
 {
 	return outstanding < ird ? SIW_TERM_OK :
 				   SIW_TERM_RDMAP_CATASTROPHIC_STREAM;
+}
+
+/*
+ * RFC 7306 Atomic Request. An operation we do not know is an unexpected
+ * opcode. The memory checks are a Read Request source's (RDMAP codes),
+ * with remote atomic access asked. The 8 bytes must be 8-byte aligned: an
+ * operand that straddles its natural boundary cannot be updated as one,
+ * so a misaligned offset is reported as a base or bounds violation.
+ */
+enum siw_term_code siw_check_atomic(const struct siw_mem_view *m,
+				    const struct siw_atomic_req *a)
+{
+	enum siw_term_code code;
+
+	if (a->op != SIW_ATOMIC_FETCH_ADD && a->op != SIW_ATOMIC_CMP_SWAP)
+		return SIW_TERM_RDMAP_OPCODE;
+	code = siw_check_tagged(m, a->to, SIW_ATOMIC_LEN, SIW_TAG_SOURCE);
+	if (code != SIW_TERM_OK)
+		return code;
+	if (a->to & (SIW_ATOMIC_LEN - 1))
+		return SIW_TERM_RDMAP_BASE_BOUNDS;
+	return SIW_TERM_OK;
+}
+
+/*
+ * FetchAdd adds Add Data; a bit set in Add Mask ends a field, so no carry
+ * leaves that bit: adding with the field-ending bits taken out of both
+ * operands, then putting their sum bit (a XOR b XOR the carry that came
+ * in) back, drops exactly those carries. An all-zero mask is a plain
+ * 64-bit add.
+ *
+ * CmpSwap compares the bits of Compare Mask; if they equal Compare Data,
+ * the bits of Swap Mask take Swap Data's. All-ones masks are the verbs'
+ * plain compare-and-swap.
+ */
+u64 siw_atomic_result(const struct siw_atomic_req *a, u64 orig)
+{
+	u64 m;
+
+	switch (a->op) {
+	case SIW_ATOMIC_FETCH_ADD:
+		m = a->add_swap_mask;
+		return ((orig & ~m) + (a->add_swap & ~m)) ^
+		       ((orig ^ a->add_swap) & m);
+	case SIW_ATOMIC_CMP_SWAP:
+		if ((orig ^ a->compare) & a->compare_mask)
+			return orig;
+		m = a->add_swap_mask;
+		return (orig & ~m) | (a->add_swap & m);
+	default:
+		return orig;
+	}
 }

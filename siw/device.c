@@ -54,7 +54,13 @@ static int siw_query_device(struct ib_device *ibdev,
 	attr->max_srq = SIW_MAX_SRQ;
 	attr->max_srq_wr = SIW_MAX_SRQ_WR;
 	attr->max_srq_sge = SIW_MAX_SGE;
-	attr->atomic_cap = IB_ATOMIC_NONE;
+	/*
+	 * RFC 7306 atomics, with a siw peer (mpa_rfc7306; with any other the
+	 * post fails, protocol.rst), atomic with respect to this device's
+	 * other atomics, not to the CPU's (siw_tx_atomic_response()).
+	 */
+	attr->atomic_cap = READ_ONCE(to_siw_dev(ibdev)->knobs.mpa_rfc7306) ?
+			   IB_ATOMIC_HCA : IB_ATOMIC_NONE;
 	attr->max_pkeys = 1;
 	/*
 	 * Fast-register MRs (alloc_mr, map_mr_sg, IB_WR_REG_MR), local
@@ -349,6 +355,7 @@ int siw_device_add(const char *ibdev_name, struct net_device *netdev)
 	sdev->netdev = netdev;
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC1);
 	spin_lock_init(&sdev->stats_lock);
+	spin_lock_init(&sdev->atomic_lock);
 	siw_mem_table_init(sdev);
 
 	sdev->base_dev.node_type = RDMA_NODE_RNIC;

@@ -136,6 +136,26 @@ u32 siw_hdr_encode(const struct siw_hdr *h, u8 *buf, size_t buflen)
 		siw_put_be32(b + 16, h->rreq.src_stag);
 		siw_put_be64(b + 20, h->rreq.src_to);
 	}
+	if (h->opcode == SIW_RDMAP_IMM || h->opcode == SIW_RDMAP_IMM_SE)
+		siw_put_be64(buf + SIW_UNTAGGED_HDR_LEN, h->imm);
+	if (h->opcode == SIW_RDMAP_ATOMIC_REQ) {
+		const struct siw_atomic_req *a = &h->atomic;
+		u8 *b = buf + SIW_UNTAGGED_HDR_LEN;
+
+		siw_put_be32(b, a->op & SIW_ATOMIC_OP_MASK);
+		siw_put_be32(b + 4, a->req_id);
+		siw_put_be32(b + 8, a->stag);
+		siw_put_be64(b + 12, a->to);
+		siw_put_be64(b + 20, a->add_swap);
+		siw_put_be64(b + 28, a->add_swap_mask);
+		siw_put_be64(b + 36, a->compare);
+		siw_put_be64(b + 44, a->compare_mask);
+	}
+	if (h->opcode == SIW_RDMAP_ATOMIC_RESP) {
+		siw_put_be32(buf + SIW_UNTAGGED_HDR_LEN, h->atomic_resp.req_id);
+		siw_put_be64(buf + SIW_UNTAGGED_HDR_LEN + 4,
+			     h->atomic_resp.orig);
+	}
 	/* A Terminate's control word is filled in by siw_term_build(). */
 	if (h->opcode == SIW_RDMAP_TERMINATE)
 		memset(buf + SIW_UNTAGGED_HDR_LEN, 0, SIW_TERM_CTRL_LEN);

@@ -31,6 +31,11 @@ static struct siw_knobs siw_default_knobs = {
 	 */
 	.mpa_gso = 1,
 	.mpa_legacy_ird_ord = SIW_LEGACY_NEVER,
+	/*
+	 * On: only a peer that sets the same flag (siw) gets RFC 7306's
+	 * messages; with any other the verbs fail locally (protocol.rst).
+	 */
+	.mpa_rfc7306 = 1,
 };
 
 /* Valid values of each knob. */
@@ -52,6 +57,7 @@ static const struct siw_knob_range siw_knob_ranges[] = {
 	SIW_KNOB(mpa_timeout_ms, 100, 600000),
 	SIW_KNOB(mpa_gso, 0, 1),
 	SIW_KNOB(mpa_legacy_ird_ord, SIW_LEGACY_NEVER, SIW_LEGACY_ALWAYS),
+	SIW_KNOB(mpa_rfc7306, 0, 1),
 };
 
 static const struct siw_knob_range *siw_knob_find(const char *name)
@@ -121,6 +127,8 @@ SIW_PARAM(mpa_timeout_ms,
 	  "Time a TCP connect plus MPA exchange may take, in ms (100-600000, default 10000); per device: mpa/timeout_ms");
 SIW_PARAM(mpa_legacy_ird_ord,
 	  "MPA revision 1: IRD and ORD as two 32-bit words first in the private data, as SMB Direct's iWARP peers send them ([MS-SMBD] 6.1): 0 never (default), 1 on TCP port 5445, 2 always; per device: mpa/legacy_ird_ord");
+SIW_PARAM(mpa_rfc7306,
+	  "Immediate Data and atomics (RFC 7306) with peers that say they take them, siw only (MPA revision 2): 0 off, 1 on (default); per device: mpa/rfc7306");
 SIW_PARAM(mpa_gso,
 	  "FPDUs as large as a GSO packet when the peer says it takes them (upstream siw's flag, MPA revision 2): 0 off, 1 on (default); per device: mpa/gso");
 
@@ -134,6 +142,7 @@ void siw_knobs_init(struct siw_knobs *k)
 	k->mpa_timeout_ms = READ_ONCE(siw_default_knobs.mpa_timeout_ms);
 	k->mpa_gso = READ_ONCE(siw_default_knobs.mpa_gso);
 	k->mpa_legacy_ird_ord = READ_ONCE(siw_default_knobs.mpa_legacy_ird_ord);
+	k->mpa_rfc7306 = READ_ONCE(siw_default_knobs.mpa_rfc7306);
 }
 
 void siw_knobs_get(struct siw_device *sdev, struct siw_knobs *k)
@@ -146,6 +155,7 @@ void siw_knobs_get(struct siw_device *sdev, struct siw_knobs *k)
 	k->mpa_timeout_ms = READ_ONCE(sdev->knobs.mpa_timeout_ms);
 	k->mpa_gso = READ_ONCE(sdev->knobs.mpa_gso);
 	k->mpa_legacy_ird_ord = READ_ONCE(sdev->knobs.mpa_legacy_ird_ord);
+	k->mpa_rfc7306 = READ_ONCE(sdev->knobs.mpa_rfc7306);
 }
 
 /* --- sysfs: /sys/class/infiniband/<dev>/mpa/ ------------------------------ */
@@ -200,6 +210,7 @@ SIW_KNOB_ATTR(rtr);
 SIW_KNOB_ATTR(timeout_ms);
 SIW_KNOB_ATTR(gso);
 SIW_KNOB_ATTR(legacy_ird_ord);
+SIW_KNOB_ATTR(rfc7306);
 
 static struct attribute *siw_knob_attrs[] = {
 	&siw_attr_rev.attr,
@@ -210,6 +221,7 @@ static struct attribute *siw_knob_attrs[] = {
 	&siw_attr_timeout_ms.attr,
 	&siw_attr_gso.attr,
 	&siw_attr_legacy_ird_ord.attr,
+	&siw_attr_rfc7306.attr,
 	NULL,
 };
 

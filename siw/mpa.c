@@ -95,6 +95,7 @@ enum siw_mpa_err siw_mpa_parse_hdr(const u8 *buf, size_t len,
 	/* S only means something in revision 2; before, it is reserved. */
 	if (out->revision == SIW_MPA_REV_2) {
 		out->enhanced = f & SIW_MPA_FLAG_S;
+		out->ext = f & SIW_MPA_FLAG_EXT;
 		rsvd_mask = SIW_MPA_FLAGS_RSVD_V2;
 	} else {
 		rsvd_mask = SIW_MPA_FLAGS_RSVD_V1;
@@ -223,6 +224,11 @@ enum siw_mpa_err siw_mpa_build(const struct siw_mpa_info *in, u8 *buf,
 		f |= SIW_MPA_FLAG_S;
 	if (in->gso)
 		f |= SIW_MPA_FLAG_GSO;
+	if (in->ext) {
+		if (in->revision != SIW_MPA_REV_2)
+			return SIW_MPA_E_INVAL;
+		f |= SIW_MPA_FLAG_EXT;
+	}
 
 	memcpy(p, mpa_key(in->kind), SIW_MPA_KEY_LEN);
 	p[16] = f;
@@ -301,6 +307,7 @@ void siw_mpa_request_init(const struct siw_mpa_params *local,
 	if (req->revision == SIW_MPA_REV_2) {
 		/* Only in revision 2, as upstream siw: 1 may be hardware. */
 		req->gso = local->gso;
+		req->ext = local->ext;
 		req->enhanced = true;
 		req->ird = min_u16(local->ird, SIW_MPA_V2_IRD_ORD_MAX);
 		req->ord = min_u16(local->ord, SIW_MPA_V2_IRD_ORD_MAX);
@@ -351,6 +358,7 @@ static void respond_ird_ord(const struct siw_mpa_params *local,
  *    initiator; it plays no part here.
  *  - GSO-sized FPDUs: only if the initiator offered them and we allow
  *    them; the reply then carries the flag, and both ends use them.
+ *  - RFC 7306 (siw's EXT flag, revision 2): the same way as GSO.
  *  - Legacy IRD/ORD (revision 1, both configured for it): as enhanced.
  */
 void siw_mpa_respond(const struct siw_mpa_params *local,
@@ -369,6 +377,7 @@ void siw_mpa_respond(const struct siw_mpa_params *local,
 	res->ird = local->ird;
 	res->ord = local->ord;
 	res->gso = req->gso && local->gso;
+	res->ext = req->ext && local->ext && res->revision == SIW_MPA_REV_2;
 
 	if (req->markers) {
 		res->verdict = SIW_MPA_REJECT;
@@ -408,6 +417,7 @@ void siw_mpa_reply_init(const struct siw_mpa_result *res,
 	rep->reject = res->verdict != SIW_MPA_ACCEPT;
 	rep->enhanced = res->enhanced;
 	rep->gso = res->gso && !rep->reject;
+	rep->ext = res->ext && !rep->reject;
 	if (res->enhanced) {
 		rep->ird = res->ird;
 		rep->ord = res->ord;
@@ -460,6 +470,7 @@ void siw_mpa_check_reply(const struct siw_mpa_params *local,
 	res->ird = local->ird;
 	res->ord = local->ord;
 	res->gso = req.gso && rep->gso;
+	res->ext = req.ext && rep->ext && rep->revision == SIW_MPA_REV_2;
 
 	if (rep->reject) {
 		res->verdict = SIW_MPA_REJECT;

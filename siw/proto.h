@@ -5,7 +5,8 @@
  *
  *   MPA   RFC 5044, with RFC 6581 (revision 2, enhanced connection setup)
  *   DDP   RFC 5041
- *   RDMAP RFC 5040 (Terminate codes also registered by RFC 6580)
+ *   RDMAP RFC 5040 (Terminate codes also registered by RFC 6580), with
+ *         RFC 7306's Immediate Data and Atomic messages
  *
  * Nothing here does I/O, allocates, sleeps or locks; nothing here knows a
  * socket, a page or a QP. Parsers take a buffer and a length and prove
@@ -109,8 +110,15 @@ struct siw_mpa_rr_hdr {
  * not know it send zero and ignore it, as RFC 5044 asks of reserved bits.
  */
 #define SIW_MPA_FLAG_GSO	0x08
+/*
+ * siw's own, in revision 2 only: the sender speaks RFC 7306 (Immediate
+ * Data, Atomic Request and Response) and takes them from its peer. Both
+ * ends must say so; a peer that does not know the bit sends zero and
+ * ignores it, as RFC 5044 asks of reserved bits (protocol.rst).
+ */
+#define SIW_MPA_FLAG_EXT	0x04
 #define SIW_MPA_FLAGS_RSVD_V1	0x17
-#define SIW_MPA_FLAGS_RSVD_V2	0x07
+#define SIW_MPA_FLAGS_RSVD_V2	0x03
 
 #define SIW_MPA_REV_1		1
 #define SIW_MPA_REV_2		2
@@ -275,6 +283,73 @@ struct siw_rreq_hdr {
 } __packed;
 
 /*
+ * RFC 7306: Immediate Data (with or without Solicited Event) carries 8
+ * bytes after an untagged header on the Send queue (QN 0), one segment.
+ * The Atomic Request goes on the Read Request queue (QN 1), sharing its
+ * MSNs and the IRD/ORD limits; the Atomic Response on QN 3. Each is one
+ * segment whose body is all of its payload.
+ *
+ * Atomic Request body:
+ *  0                   1                   2                   3
+ *  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |                 Reserved (28 bits)                    |AtomicOp|
+ * |                     Request Identifier                        |
+ * |                     Remote STag                               |
+ * |                     Remote Tagged Offset (64 bits)            |
+ * |                     Add or Swap Data (64 bits)                |
+ * |                     Add or Swap Mask (64 bits)                |
+ * |                     Compare Data (64 bits)                    |
+ * |                     Compare Mask (64 bits)                    |
+ *
+ * Atomic Response body: Original Request Identifier (32 bits), Original
+ * Remote Data Value (64 bits).
+ */
+struct siw_atomic_req_body {
+	__be32 op;
+	__be32 req_id;
+	__be32 stag;
+	__be64 to;
+	__be64 add_swap;
+	__be64 add_swap_mask;
+	__be64 compare;
+	__be64 compare_mask;
+} __packed;
+
+struct siw_atomic_resp_body {
+	__be32 req_id;
+	__be64 orig;
+} __packed;
+
+#define SIW_IMM_LEN		8
+#define SIW_ATOMIC_REQ_BODY_LEN	52
+#define SIW_ATOMIC_RESP_BODY_LEN 12
+#define SIW_IMM_HDR_LEN		(SIW_UNTAGGED_HDR_LEN + SIW_IMM_LEN)
+#define SIW_ATOMIC_REQ_HDR_LEN	(SIW_UNTAGGED_HDR_LEN + SIW_ATOMIC_REQ_BODY_LEN)
+#define SIW_ATOMIC_RESP_HDR_LEN	(SIW_UNTAGGED_HDR_LEN + \
+				 SIW_ATOMIC_RESP_BODY_LEN)
+
+/*
+ * siw's use of Immediate Data's 8 bytes (protocol.rst): the 32-bit
+ * immediate of the verbs, then what the message is for.
+ */
+#define SIW_IMM_PLAIN		0	/* a message of its own */
+#define SIW_IMM_FOR_SEND	1	/* belongs to the Send that follows */
+#define SIW_IMM_FOR_WRITE	2	/* ends an RDMA Write with immediate */
+
+static inline u64 siw_imm_word(u32 imm, u32 desc)
+{
+	return (u64)imm << 32 | desc;
+}
+
+/* The AtomicOp field: the low 4 bits of the first word. */
+#define SIW_ATOMIC_OP_MASK	0xf
+#define SIW_ATOMIC_FETCH_ADD	0x0
+#define SIW_ATOMIC_CMP_SWAP	0x2
+/* The operand an atomic works on: 8 bytes, 8-byte aligned. */
+#define SIW_ATOMIC_LEN		8
+
+/*
  * RFC 5040 section 4.8: Terminate, carried as untagged payload on QN 2.
  *
  *  0                   1                   2                   3
@@ -310,7 +385,7 @@ struct siw_term_hdr {
 #define SIW_TERM_BODY_MAX	(SIW_TERM_CTRL_LEN + SIW_MPA_LEN_LEN + \
 				 SIW_UNTAGGED_HDR_LEN + SIW_RREQ_BODY_LEN)
 /* Longest header any segment starts with, and with its MPA length. */
-#define SIW_HDR_MAX		SIW_RREQ_HDR_LEN
+#define SIW_HDR_MAX		SIW_ATOMIC_REQ_HDR_LEN
 #define SIW_FPDU_HDR_MAX	(SIW_MPA_LEN_LEN + SIW_HDR_MAX)
 
 static_assert(sizeof(struct siw_mpa_rr_hdr) == SIW_MPA_RR_HDR_LEN,
@@ -327,8 +402,15 @@ static_assert(sizeof(struct siw_rreq_hdr) == SIW_RREQ_HDR_LEN,
 	      "RDMA Read Request header");
 static_assert(sizeof(struct siw_term_hdr) == SIW_TERM_HDR_LEN,
 	      "Terminate header");
+static_assert(sizeof(struct siw_atomic_req_body) == SIW_ATOMIC_REQ_BODY_LEN,
+	      "Atomic Request body");
+static_assert(sizeof(struct siw_atomic_resp_body) == SIW_ATOMIC_RESP_BODY_LEN,
+	      "Atomic Response body");
 
-/* RDMAP opcodes (RFC 5040 section 4.2); 0x8-0xf are not ours. */
+/*
+ * RDMAP opcodes (RFC 5040 section 4.2; 0x8-0xb from RFC 7306, used only
+ * on connections that negotiated them); 0xc-0xf are reserved.
+ */
 enum siw_rdmap_opcode {
 	SIW_RDMAP_WRITE		= 0x0,
 	SIW_RDMAP_READ_REQ		= 0x1,
@@ -338,6 +420,10 @@ enum siw_rdmap_opcode {
 	SIW_RDMAP_SEND_SE		= 0x5,
 	SIW_RDMAP_SEND_SE_INV	= 0x6,
 	SIW_RDMAP_TERMINATE	= 0x7,
+	SIW_RDMAP_IMM		= 0x8,
+	SIW_RDMAP_IMM_SE	= 0x9,
+	SIW_RDMAP_ATOMIC_REQ	= 0xa,
+	SIW_RDMAP_ATOMIC_RESP	= 0xb,
 	SIW_RDMAP_NUM
 };
 
@@ -345,7 +431,10 @@ enum siw_rdmap_opcode {
 #define SIW_QN_SEND		0
 #define SIW_QN_RREQ		1
 #define SIW_QN_TERM		2
-#define SIW_QN_NUM		3
+#define SIW_QN_ATOMIC_RESP	3	/* RFC 7306 */
+#define SIW_QN_NUM		4
+/* Queues of a connection without RFC 7306. */
+#define SIW_QN_NUM_BASE		3
 
 /* The first message on each untagged queue has MSN 1 (RFC 5041). */
 #define SIW_MSN_FIRST		1
@@ -358,9 +447,11 @@ struct siw_op_info {
 	u8 hdr_len;	/* header bytes at the start of each segment */
 	u8 single;	/* one segment only: MO 0 and L set */
 	u8 inval;	/* RsvdULP carries the STag to invalidate */
+	u8 ext;		/* RFC 7306: only where negotiated (SIW_DDP_EXT) */
+	u8 exact;	/* the header is the whole segment: no payload */
 };
 
-/* NULL for an opcode we do not know (0x8-0xf). */
+/* NULL for an opcode we do not know (0xc-0xf). */
 const struct siw_op_info *siw_op_info(u8 opcode);
 const char *siw_op_name(u8 opcode);
 
@@ -477,6 +568,7 @@ struct siw_mpa_info {
 	bool reject;		/* R: replies only */
 	bool enhanced;		/* S: revision 2 only, IRD/ORD words present */
 	bool gso;		/* SIW_MPA_FLAG_GSO: large FPDUs welcome */
+	bool ext;		/* SIW_MPA_FLAG_EXT: RFC 7306 (revision 2) */
 	u8 rsvd;		/* reserved flag bits as received */
 	/*
 	 * Revision 1 only: IRD and ORD as two 32-bit words at the start of
@@ -567,6 +659,7 @@ struct siw_mpa_params {
 	u16 max_ird;		/* ird may grow up to this to suit a peer */
 	bool gso;		/* offer and accept GSO-sized FPDUs */
 	bool legacy;		/* revision 1: exchange IRD/ORD ([MS-SMBD]) */
+	bool ext;		/* offer and accept RFC 7306 (siw peers) */
 };
 
 enum siw_mpa_verdict {
@@ -603,6 +696,7 @@ struct siw_mpa_result {
 	u16 ird;			/* to program into the local QP */
 	u16 ord;
 	bool gso;			/* both said GSO: large FPDUs both ways */
+	bool ext;			/* both said RFC 7306 */
 };
 
 /* Initiator: the request for our configuration (no ULP data yet). */
@@ -662,6 +756,24 @@ struct siw_rreq {
 	u64 src_to;
 };
 
+/* RFC 7306 Atomic Request and Response fields. */
+struct siw_atomic_req {
+	u8 op;			/* SIW_ATOMIC_* */
+	u32 op_rsvd;		/* the 28 reserved bits, as received */
+	u32 req_id;
+	u32 stag;
+	u64 to;
+	u64 add_swap;
+	u64 add_swap_mask;
+	u64 compare;
+	u64 compare_mask;
+};
+
+struct siw_atomic_resp {
+	u32 req_id;
+	u64 orig;
+};
+
 /*
  * One segment's DDP/RDMAP header. Encoding reads the fields the opcode
  * uses; checking a received header fills them all in.
@@ -677,6 +789,9 @@ struct siw_hdr {
 	u32 msn;
 	u32 mo;
 	struct siw_rreq rreq;	/* READ_REQ */
+	u64 imm;		/* IMM, IMM_SE: the 8 bytes, big-endian */
+	struct siw_atomic_req atomic;	/* ATOMIC_REQ */
+	struct siw_atomic_resp atomic_resp;	/* ATOMIC_RESP */
 	/* Received only: */
 	u16 hdr_len;		/* header bytes for this opcode */
 	u32 payload_len;	/* ULPDU bytes after the header */
@@ -731,6 +846,8 @@ u32 siw_fpdu_trailer(u8 *buf, u32 pad, u32 crc);
 
 /* Reserved bits are an error, not merely reported in ->rsvd_set. */
 #define SIW_DDP_STRICT		0x1
+/* RFC 7306 was negotiated: its opcodes and QN 3 are valid. */
+#define SIW_DDP_EXT		0x2
 
 /*
  * Header bytes to read for a segment whose first two bytes are these. For
@@ -738,6 +855,8 @@ u32 siw_fpdu_trailer(u8 *buf, u32 pad, u32 crc);
  * whole header can be echoed in the Terminate.
  */
 u32 siw_ddp_hdr_len(u8 ddp_ctrl, u8 rdmap_ctrl);
+/* The same, with RFC 7306's opcodes known if flags has SIW_DDP_EXT. */
+u32 siw_ddp_hdr_len_flags(u8 ddp_ctrl, u8 rdmap_ctrl, unsigned int flags);
 
 /*
  * Check the header of a DDP segment (ULPDU) of ulpdu_len bytes, of which
@@ -785,6 +904,16 @@ enum siw_term_code siw_check_invalidate(const struct siw_mem_view *m,
 
 /* A new RDMA Read Request with `outstanding` already queued. */
 enum siw_term_code siw_check_ird(u32 outstanding, u32 ird);
+
+/*
+ * RFC 7306 Atomic Request: a known operation on 8 aligned bytes of memory
+ * m (remote atomic access asked), within it.
+ */
+enum siw_term_code siw_check_atomic(const struct siw_mem_view *m,
+				    const struct siw_atomic_req *a);
+
+/* The value an atomic leaves in memory that held orig (RFC 7306). */
+u64 siw_atomic_result(const struct siw_atomic_req *a, u64 orig);
 
 /*
  * ------------------------------------------------------------------------
@@ -848,6 +977,7 @@ struct siw_rx_stream {
 	u32 trailer_len;
 	u32 crc;		/* running CRC: place() adds the payload */
 	bool crc_on;		/* CRC negotiated: the trailer is checked */
+	unsigned int ddp_flags;	/* SIW_DDP_* for siw_ddp_check() */
 	bool dead;		/* a Terminate decision was taken */
 };
 

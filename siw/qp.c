@@ -97,6 +97,7 @@ struct siw_qp *siw_qp_lookup(struct siw_device *sdev, u32 qpn)
 static void siw_qp_free_tx(struct siw_qp *qp)
 {
 	kvfree(qp->sq_state);
+	kvfree(qp->sq_ext);
 	kfree(qp->orq);
 	kfree(qp->irq);
 	kfree(qp->tx_hdr);
@@ -181,6 +182,15 @@ int siw_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
 
 	qp->sq_state = kvcalloc(qp->num_sqe, sizeof(*qp->sq_state),
 				GFP_KERNEL);
+	/* Only kernel consumers can post what needs it (RFC 7306). */
+	if (!udata) {
+		qp->sq_ext = kvcalloc(qp->num_sqe, sizeof(*qp->sq_ext),
+				      GFP_KERNEL);
+		if (!qp->sq_ext) {
+			err = -ENOMEM;
+			goto err_free_tx;
+		}
+	}
 	qp->orq_size = SIW_MAX_ORD_QP;
 	qp->orq = kcalloc(qp->orq_size, sizeof(*qp->orq), GFP_KERNEL);
 	qp->irq_size = SIW_MAX_IRD_QP;
@@ -335,25 +345,40 @@ int siw_sqe_complete(struct siw_qp *qp, struct siw_sqe *sqe, u32 bytes,
 }
 
 /* Completes one receive queue element. */
-int siw_rqe_complete(struct siw_qp *qp, struct siw_rqe *rqe, u32 bytes,
-		     u32 inval_stag, enum siw_wc_status status)
+int siw_rqe_complete_done(struct siw_qp *qp, struct siw_rqe *rqe,
+			  const struct siw_rqe_done *done,
+			  enum siw_wc_status status)
 {
 	struct siw_cqe cqe = {
 		.id = rqe->id,
 		.opcode = SIW_OP_RECEIVE,
 		.status = status,
-		.bytes = bytes,
+		.bytes = done->bytes,
 	};
 
-	if (inval_stag) {
+	if (done->inval_stag) {
 		cqe.flags = SIW_WQE_REM_INVAL;
-		cqe.inval_stag = inval_stag;
+		cqe.inval_stag = done->inval_stag;
+	} else if (done->imm && status == SIW_WC_SUCCESS) {
+		/* Only kernel QPs negotiate RFC 7306 (cm.c). */
+		cqe.flags = SIW_CQE_WITH_IMM;
+		cqe.imm_data = done->imm_data;
+		if (done->rdma_imm)
+			cqe.opcode = SIW_OP_RECV_RDMA_IMM;
 	}
 	if (qp->user)
 		cqe.qp_id = qp->base_qp.qp_num;
 	else
 		cqe.base_qp = &qp->base_qp;
 	return siw_cq_add(qp->rcq, &cqe, rqe->flags & SIW_WQE_SOLICITED);
+}
+
+int siw_rqe_complete(struct siw_qp *qp, struct siw_rqe *rqe, u32 bytes,
+		     u32 inval_stag, enum siw_wc_status status)
+{
+	struct siw_rqe_done done = { .bytes = bytes, .inval_stag = inval_stag };
+
+	return siw_rqe_complete_done(qp, rqe, &done, status);
 }
 
 /* Flushes every posted send queue element. Must hold sq_lock. */
@@ -568,6 +593,7 @@ int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 	qp->ird = min_t(u32, max_t(u32, res->ird, 1), qp->irq_size);
 	qp->ord = min_t(u32, max_t(u32, res->ord, 1), qp->orq_size);
 	qp->gso = res->gso;
+	WRITE_ONCE(qp->ext, res->ext);
 	if (res->gso)
 		qp->mulpdu = siw_mpa_mulpdu(siw_gso_emss(tcp_sk(sk)->mss_cache,
 							 READ_ONCE(sk->sk_gso_max_size),
@@ -766,7 +792,7 @@ int siw_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *base_qp)
 	int i;
 	u8 rev, rtr;
 	u32 ird, ord, mulpdu;
-	bool crc, gso;
+	bool crc, gso, ext;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	connected = qp->connected;
@@ -777,6 +803,7 @@ int siw_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *base_qp)
 	rev = qp->mpa_rev;
 	crc = qp->crc;
 	gso = qp->gso;
+	ext = qp->ext;
 	mulpdu = qp->mulpdu;
 	rtr = qp->rtr;
 	ird = qp->ird;
@@ -798,6 +825,7 @@ int siw_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *base_qp)
 	    rdma_nl_put_driver_u32(msg, "ird", ird) ||
 	    rdma_nl_put_driver_u32(msg, "ord", ord) ||
 	    rdma_nl_put_driver_u32(msg, "mpa_gso", gso) ||
+	    rdma_nl_put_driver_u32(msg, "rfc7306", ext) ||
 	    rdma_nl_put_driver_u32(msg, "mulpdu", mulpdu) ||
 	    rdma_nl_put_driver_u64(msg, "tx_zc_msgs",
 				   READ_ONCE(qp->tx_zc_msgs)) ||
@@ -851,17 +879,60 @@ int siw_query_qp(struct ib_qp *base_qp, struct ib_qp_attr *attr, int mask,
 }
 
 static int siw_wr_to_sqe(struct siw_qp *qp, const struct ib_send_wr *wr,
-			 struct siw_sqe *sqe)
+			 struct siw_sqe *sqe, struct siw_sqe_ext *ext)
 {
 	u16 flags = 0;
 	int i;
 
 	memset(sqe, 0, sizeof(*sqe));
+	memset(ext, 0, sizeof(*ext));
 	sqe->id = wr->wr_id;
+
+	switch (wr->opcode) {
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		/*
+		 * RFC 7306: only on a connection whose peer said it takes
+		 * them (a siw peer, mpa_rfc7306); with any other, nothing
+		 * goes on the wire.
+		 */
+		if (!READ_ONCE(qp->ext))
+			return -EOPNOTSUPP;
+		break;
+	default:
+		break;
+	}
 
 	switch (wr->opcode) {
 	case IB_WR_SEND:
 		sqe->opcode = SIW_OP_SEND;
+		break;
+	case IB_WR_SEND_WITH_IMM:
+		sqe->opcode = SIW_OP_SEND_WITH_IMM;
+		ext->imm = be32_to_cpu(wr->ex.imm_data);
+		break;
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		sqe->opcode = SIW_OP_WRITE_WITH_IMM;
+		sqe->raddr = rdma_wr(wr)->remote_addr;
+		sqe->rkey = rdma_wr(wr)->rkey;
+		ext->imm = be32_to_cpu(wr->ex.imm_data);
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		/* One 8-byte result buffer; an 8-byte aligned target. */
+		if (wr->num_sge != 1 ||
+		    wr->sg_list[0].length < SIW_ATOMIC_LEN ||
+		    (atomic_wr(wr)->remote_addr & (SIW_ATOMIC_LEN - 1)) ||
+		    (wr->send_flags & IB_SEND_INLINE))
+			return -EINVAL;
+		sqe->opcode = wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
+			      SIW_OP_COMP_AND_SWAP : SIW_OP_FETCH_AND_ADD;
+		sqe->raddr = atomic_wr(wr)->remote_addr;
+		sqe->rkey = atomic_wr(wr)->rkey;
+		ext->compare_add = atomic_wr(wr)->compare_add;
+		ext->swap = atomic_wr(wr)->swap;
 		break;
 	case IB_WR_SEND_WITH_INV:
 		sqe->opcode = SIW_OP_SEND_REMOTE_INV;
@@ -914,7 +985,9 @@ static int siw_wr_to_sqe(struct siw_qp *qp, const struct ib_send_wr *wr,
 		u32 bytes = 0;
 
 		if (sqe->opcode != SIW_OP_SEND && sqe->opcode != SIW_OP_WRITE &&
-		    sqe->opcode != SIW_OP_SEND_REMOTE_INV)
+		    sqe->opcode != SIW_OP_SEND_REMOTE_INV &&
+		    sqe->opcode != SIW_OP_SEND_WITH_IMM &&
+		    sqe->opcode != SIW_OP_WRITE_WITH_IMM)
 			return -EINVAL;
 		for (i = 0; i < wr->num_sge; i++) {
 			u32 len = wr->sg_list[i].length;
@@ -971,15 +1044,17 @@ int siw_post_send(struct ib_qp *base_qp, const struct ib_send_wr *wr,
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	for (; wr; wr = wr->next) {
 		struct siw_sqe *slot = &qp->sendq[qp->sq_put % qp->num_sqe];
+		struct siw_sqe_ext ext;
 		struct siw_sqe sqe;
 
 		if (READ_ONCE(slot->flags) & SIW_WQE_VALID) {
 			err = -ENOMEM;
 			break;
 		}
-		err = siw_wr_to_sqe(qp, wr, &sqe);
+		err = siw_wr_to_sqe(qp, wr, &sqe, &ext);
 		if (err)
 			break;
+		qp->sq_ext[qp->sq_put % qp->num_sqe] = ext;
 		memcpy(slot, &sqe, sizeof(sqe));
 		smp_store_release(&slot->flags, sqe.flags | SIW_WQE_VALID);
 		qp->sq_put++;

@@ -17,11 +17,47 @@
 struct siw_cep;
 struct siw_mem;
 
-/* A Read Request we sent, and the send queue slot it completes. */
+/*
+ * Kernel-internal work request opcodes, after the ABI's: a user QP's
+ * element naming one fails (tx.c). RDMA Write with immediate (RFC 7306),
+ * and the receive completion it causes at the target.
+ */
+enum siw_kopcode {
+	SIW_OP_WRITE_WITH_IMM = SIW_NUM_OPCODES,
+	SIW_OP_RECV_RDMA_IMM,
+	SIW_NUM_KOPCODES
+};
+
+/*
+ * What the ABI's send queue element has no room for, per slot of a
+ * kernel QP (user QPs cannot post these): the immediate, and an atomic's
+ * operands. Written by post_send before the slot turns VALID.
+ */
+struct siw_sqe_ext {
+	u32 imm;		/* as ib_send_wr.ex.imm_data, in host order */
+	u64 compare_add;	/* CmpSwap: compare; FetchAdd: add */
+	u64 swap;
+};
+
+/* siw_cqe.flags, kernel CQs only: imm_data holds an immediate. */
+#define SIW_CQE_WITH_IMM	0x80
+
+/* What an outstanding ORQ entry waits for. */
+enum siw_orq_kind {
+	SIW_ORQ_READ,		/* Read Responses into sqe's SGEs */
+	SIW_ORQ_RTR,		/* the p2p RTR: no work request behind it */
+	SIW_ORQ_ATOMIC,		/* an Atomic Response, 8 bytes to sge[0] */
+};
+
+/*
+ * A Read or Atomic Request we sent (they share the ORD), and the send
+ * queue slot it completes.
+ */
 struct siw_orq_entry {
 	struct siw_sqe sqe;
 	u32 sq_pos;
-	bool rtr;		/* the p2p RTR: no work request behind it */
+	u8 kind;		/* enum siw_orq_kind */
+	u32 atomic_id;		/* SIW_ORQ_ATOMIC: the Request Identifier */
 };
 
 /* Per send queue slot, kernel-private: may it complete, and how. */
@@ -60,9 +96,14 @@ struct siw_sq_state {
 #define SIW_TX_ZCOPY_BYTES	0
 #define SIW_TX_ZCOPY_MIN_FPDU	(16 * 1024)	/* and FPDUs this large */
 
-/* An inbound RDMA Read Request waiting for its response to be sent. */
+/*
+ * An inbound RDMA Read or Atomic Request waiting for its response to be
+ * sent; they share the IRD and are answered in the order they came.
+ */
 struct siw_irq_entry {
-	struct siw_rreq rreq;
+	bool atomic;
+	struct siw_rreq rreq;		/* !atomic */
+	struct siw_atomic_req areq;	/* atomic */
 };
 
 /* Receive state of a QP: the stream's framing and what it is placing. */
@@ -85,6 +126,9 @@ struct siw_rx {
 	/* The untagged Send message being received. */
 	bool have_rqe;
 	struct siw_rqe rqe;
+	bool rqe_imm;		/* it completes with an immediate, */
+	u32 rqe_imm_val;
+	bool rqe_rdma_imm;	/* ... after an RDMA Write */
 	u32 rqe_pos;		/* its receive queue slot (not SRQ) */
 	u32 rqe_bytes;		/* placed so far */
 	u32 rqe_sge;		/* SGE being filled */
@@ -98,6 +142,13 @@ struct siw_rx {
 
 	u8 term_body[SIW_TERM_BODY_MAX];	/* a received Terminate */
 	u32 term_have;
+
+	/* RFC 7306: an immediate waiting for its Send (SIW_IMM_FOR_SEND). */
+	bool imm_pending;
+	u32 imm_pending_val;
+	/* Bytes of the RDMA Write message arriving, and of the last one. */
+	u32 write_acc;
+	u32 write_last_len;
 };
 
 struct siw_cq {
@@ -204,6 +255,11 @@ struct siw_qp {
 	u8 mpa_rev;		/* MPA revision negotiated */
 	bool gso;		/* GSO-sized FPDUs negotiated */
 	u8 rtr;			/* p2p RTR type negotiated, 0: none */
+	/*
+	 * RFC 7306 negotiated (Immediate Data, atomics): set when connected,
+	 * read by post_send without a lock (READ_ONCE).
+	 */
+	bool ext;
 	/* Responder in p2p mode: no FPDU out before the RTR. state_lock. */
 	bool rtr_wait;
 	u32 mulpdu;		/* largest ULPDU we send */
@@ -220,6 +276,8 @@ struct siw_qp {
 	u32 sq_next;		/* next element to start; sq_get..sq_next run */
 	u8 rtr_send;		/* initiator in p2p mode: the RTR to send first */
 	struct siw_sq_state *sq_state;	/* per slot; sq_lock */
+	struct siw_sqe_ext *sq_ext;	/* per slot, kernel QPs; see there */
+	u32 tx_atomic_id;	/* the next Atomic Request's identifier */
 	bool sq_failed;		/* a work request completed in error; sq_lock */
 	/*
 	 * Counts flushes; with a slot's position, the token of a zero-copy
@@ -335,6 +393,19 @@ int siw_sqe_complete(struct siw_qp *qp, struct siw_sqe *sqe, u32 bytes,
 		     enum siw_wc_status status);
 int siw_rqe_complete(struct siw_qp *qp, struct siw_rqe *rqe, u32 bytes,
 		     u32 inval_stag, enum siw_wc_status status);
+
+/* How a receive ended, beyond its status. */
+struct siw_rqe_done {
+	u32 bytes;
+	u32 inval_stag;		/* invalidated by Send with Invalidate, or 0 */
+	bool imm;		/* an immediate came with it (RFC 7306) */
+	u32 imm_data;		/* host order */
+	bool rdma_imm;		/* it ended an RDMA Write with immediate */
+};
+
+int siw_rqe_complete_done(struct siw_qp *qp, struct siw_rqe *rqe,
+			  const struct siw_rqe_done *done,
+			  enum siw_wc_status status);
 
 int siw_post_rqes(struct siw_rqe *ring, u32 num, u32 *put, u32 max_sge,
 		  const struct ib_recv_wr *wr, const struct ib_recv_wr **bad_wr);

@@ -19,7 +19,7 @@ static const struct siw_op_info op_table[SIW_RDMAP_NUM] = {
 	},
 	[SIW_RDMAP_READ_REQ] = {
 		.name = "RDMA Read Request", .qn = SIW_QN_RREQ,
-		.hdr_len = SIW_RREQ_HDR_LEN, .single = 1,
+		.hdr_len = SIW_RREQ_HDR_LEN, .single = 1, .exact = 1,
 	},
 	[SIW_RDMAP_READ_RESP] = {
 		.name = "RDMA Read Response", .tagged = 1,
@@ -44,6 +44,24 @@ static const struct siw_op_info op_table[SIW_RDMAP_NUM] = {
 	[SIW_RDMAP_TERMINATE] = {
 		.name = "Terminate", .qn = SIW_QN_TERM,
 		.hdr_len = SIW_TERM_HDR_LEN, .single = 1,
+	},
+	[SIW_RDMAP_IMM] = {
+		.name = "Immediate Data", .qn = SIW_QN_SEND,
+		.hdr_len = SIW_IMM_HDR_LEN, .single = 1, .ext = 1, .exact = 1,
+	},
+	[SIW_RDMAP_IMM_SE] = {
+		.name = "Immediate Data with SE", .qn = SIW_QN_SEND,
+		.hdr_len = SIW_IMM_HDR_LEN, .single = 1, .ext = 1, .exact = 1,
+	},
+	[SIW_RDMAP_ATOMIC_REQ] = {
+		.name = "Atomic Request", .qn = SIW_QN_RREQ,
+		.hdr_len = SIW_ATOMIC_REQ_HDR_LEN, .single = 1, .ext = 1,
+		.exact = 1,
+	},
+	[SIW_RDMAP_ATOMIC_RESP] = {
+		.name = "Atomic Response", .qn = SIW_QN_ATOMIC_RESP,
+		.hdr_len = SIW_ATOMIC_RESP_HDR_LEN, .single = 1, .ext = 1,
+		.exact = 1,
 	},
 };
 

@@ -144,18 +144,26 @@ static void siw_rx_complete_rqe(struct siw_qp *qp, u32 inval,
 	unsigned long flags;
 	int err;
 
+	struct siw_rqe_done done = {
+		.bytes = rx->rqe_bytes,
+		.inval_stag = inval,
+		.imm = rx->rqe_imm,
+		.imm_data = rx->rqe_imm_val,
+		.rdma_imm = rx->rqe_rdma_imm,
+	};
+
 	if (!rx->have_rqe)
 		return;
 	rx->have_rqe = false;
+	rx->rqe_imm = false;
+	rx->rqe_rdma_imm = false;
 	if (qp->srq) {
-		err = siw_rqe_complete(qp, &rx->rqe, rx->rqe_bytes, inval,
-				       status);
+		err = siw_rqe_complete_done(qp, &rx->rqe, &done, status);
 	} else {
 		/* The slot goes back before its completion shows. */
 		smp_store_release(&qp->recvq[rx->rqe_pos % qp->num_rqe].flags,
 				  0);
-		err = siw_rqe_complete(qp, &rx->rqe, rx->rqe_bytes, inval,
-				       status);
+		err = siw_rqe_complete_done(qp, &rx->rqe, &done, status);
 		/* Only now may a flush complete younger elements. */
 		spin_lock_irqsave(&qp->rq_lock, flags);
 		qp->rq_held = false;
@@ -163,6 +171,44 @@ static void siw_rx_complete_rqe(struct siw_qp *qp, u32 inval,
 	}
 	if (err)
 		siw_qp_terminate(qp, SIW_TERM_RDMAP_CATASTROPHIC, NULL, 0);
+}
+
+/*
+ * An Atomic Response: the original value goes to the request's result
+ * buffer (res, 8 bytes, in host order as any verbs consumer reads it),
+ * then the request completes; a buffer that cannot take it fails the
+ * request and the QP.
+ */
+static void siw_rx_atomic_done(struct siw_qp *qp, u32 pos,
+			       const struct siw_sge *res, u64 orig)
+{
+	enum siw_wc_status status = SIW_WC_SUCCESS;
+	const u8 *src = (const u8 *)&orig;
+	struct siw_mem *mem;
+	u32 done = 0;
+
+	mem = siw_mem_get_local(qp->sdev, qp->user, res->lkey);
+	if (!mem || res->length < SIW_ATOMIC_LEN ||
+	    siw_mem_check(mem, qp->base_qp.pd, IB_ACCESS_LOCAL_WRITE,
+			  res->laddr, SIW_ATOMIC_LEN))
+		status = SIW_WC_LOC_PROT_ERR;
+	/* The buffer need not be aligned: it may cross a page. */
+	while (status == SIW_WC_SUCCESS && done < SIW_ATOMIC_LEN) {
+		struct siw_mem_seg seg;
+
+		if (siw_mem_seg(mem, res->laddr + done,
+				SIW_ATOMIC_LEN - done, &seg)) {
+			status = SIW_WC_LOC_PROT_ERR;
+			break;
+		}
+		memcpy(page_address(seg.page) + seg.off, src + done, seg.len);
+		done += seg.len;
+	}
+	if (mem)
+		siw_mem_put(mem);
+	siw_sq_mark_done(qp, pos, status, SIW_ATOMIC_LEN);
+	if (status != SIW_WC_SUCCESS)
+		siw_qp_fatal(qp, IB_EVENT_QP_FATAL);
 }
 
 /* The receiver's own state, for the core's decisions (rx_decide.c). */
@@ -176,6 +222,10 @@ static void siw_rx_snap_init(struct siw_rx *rx, struct siw_rx_snap *s)
 		s->rqe_len = siw_rqe_len(&rx->rqe);
 	s->rtr_await = rx->rtr_await;
 	s->rtr_frame = rx->rtr_frame;
+	s->imm_pending = rx->imm_pending;
+	s->imm_pending_val = rx->imm_pending_val;
+	s->write_acc = rx->write_acc;
+	s->write_last_len = rx->write_last_len;
 }
 
 /* Looks up the memory of a tagged access; a sink stays referenced. */
@@ -196,8 +246,11 @@ static void siw_rx_get_mem(struct siw_qp *qp, const struct siw_rx_mem *m,
 				IB_ACCESS_LOCAL_WRITE, view);
 		break;
 	case SIW_RX_MEM_READ_SOURCE:
+	case SIW_RX_MEM_ATOMIC:
 		mem = siw_mem_get(qp->sdev, m->stag);
-		siw_mem_view_of(mem, qp->base_qp.pd, IB_ACCESS_REMOTE_READ,
+		siw_mem_view_of(mem, qp->base_qp.pd,
+				m->kind == SIW_RX_MEM_ATOMIC ?
+				IB_ACCESS_REMOTE_ATOMIC : IB_ACCESS_REMOTE_READ,
 				view);
 		if (mem)
 			siw_mem_put(mem);
@@ -218,12 +271,15 @@ static void siw_rx_fetch_begin(struct siw_qp *qp, const struct siw_rx_dec *d,
 		s->orq.have = qp->orq_get != qp->orq_put;
 		if (s->orq.have) {
 			e = &qp->orq[qp->orq_get % qp->orq_size];
+			s->orq.atomic = e->kind == SIW_ORQ_ATOMIC;
+			s->orq.atomic_id = e->atomic_id;
 			s->orq.sink_stag = e->sqe.sge[0].lkey;
 			s->orq.sink_to = e->sqe.sge[0].laddr;
 			s->orq.len = siw_sqe_sge_len(&e->sqe);
 			s->orq.done = qp->orq_done_bytes;
 			/* tx.c sent no Read of more than SIW_MAX_SGE_RD. */
-			s->orq.sgl = e->sqe.num_sge > 1;
+			s->orq.sgl = e->kind == SIW_ORQ_READ &&
+				     e->sqe.num_sge > 1;
 			if (s->orq.sgl) {
 				qp->rx.rd_nsge = min_t(u32, e->sqe.num_sge,
 						       SIW_MAX_SGE_RD);
@@ -457,9 +513,13 @@ static void siw_rx_log_peer_term(struct siw_qp *qp)
 	}
 }
 
-/* Fills in what an FPDU's end asks for; *pos: the Read taken off. */
+/*
+ * Fills in what an FPDU's end asks for; *pos: the Read or atomic taken
+ * off, *res: an atomic's result buffer.
+ */
 static void siw_rx_fetch_end(struct siw_qp *qp, const struct siw_rx_end *e,
-			     struct siw_rx_snap *s, u32 *pos)
+			     struct siw_rx_snap *s, u32 *pos,
+			     struct siw_sge *res)
 {
 	struct siw_orq_entry *o;
 	unsigned long flags;
@@ -471,7 +531,9 @@ static void siw_rx_fetch_end(struct siw_qp *qp, const struct siw_rx_end *e,
 		if (e->orq_pop && qp->orq_get != qp->orq_put) {
 			o = &qp->orq[qp->orq_get % qp->orq_size];
 			s->read.popped = true;
-			s->read.rtr = o->rtr;
+			s->read.rtr = o->kind == SIW_ORQ_RTR;
+			s->read.atomic = o->kind == SIW_ORQ_ATOMIC;
+			*res = o->sqe.sge[0];
 			s->read.local_inv = o->sqe.opcode == SIW_OP_READ_LOCAL_INV;
 			s->read.sink_stag = o->sqe.sge[0].lkey;
 			s->read.len = siw_sqe_sge_len(&o->sqe);
@@ -517,6 +579,10 @@ static void siw_rx_count_fpdu(struct siw_qp *qp, const struct siw_hdr *h)
 		[SIW_RDMAP_SEND_SE] = SIW_STAT_SEND_RX,
 		[SIW_RDMAP_SEND_SE_INV] = SIW_STAT_SEND_RX,
 		[SIW_RDMAP_TERMINATE] = SIW_STAT_QP_NUM,	/* by layer */
+		[SIW_RDMAP_IMM] = SIW_STAT_IMM_RX,
+		[SIW_RDMAP_IMM_SE] = SIW_STAT_IMM_RX,
+		[SIW_RDMAP_ATOMIC_REQ] = SIW_STAT_ATOMIC_REQ_RX,
+		[SIW_RDMAP_ATOMIC_RESP] = SIW_STAT_ATOMIC_RESP_RX,
 	};
 
 	siw_qp_stat_add(qp, SIW_STAT_FPDU_RX, 1);
@@ -532,6 +598,7 @@ static void siw_rx_end(struct siw_qp *qp)
 {
 	struct siw_rx *rx = &qp->rx;
 	const struct siw_hdr *h = &rx->st.h;
+	struct siw_sge res = {};
 	struct siw_rx_snap s;
 	struct siw_rx_end e;
 	unsigned long flags;
@@ -547,7 +614,7 @@ static void siw_rx_end(struct siw_qp *qp)
 			siw_rx_fail(qp, SIW_TERM_RDMAP_CATASTROPHIC);
 			return;
 		}
-		siw_rx_fetch_end(qp, &e, &s, &pos);
+		siw_rx_fetch_end(qp, &e, &s, &pos, &res);
 		s.known |= SIW_RX_KNOWS(e.need);
 	}
 
@@ -556,6 +623,10 @@ static void siw_rx_end(struct siw_qp *qp)
 	rx->mo = e.mo;
 	rx->rtr_await = e.rtr_await;
 	rx->rtr_frame = false;
+	rx->write_acc = e.write_acc;
+	rx->write_last_len = e.write_last_len;
+	rx->imm_pending = e.imm_pending;
+	rx->imm_pending_val = e.imm_pending_val;
 	if (e.rtr_received) {
 		pr_debug("siw: QP %u: RTR received (%s)\n",
 			 qp->base_qp.qp_num, siw_op_name(h->opcode));
@@ -569,21 +640,35 @@ static void siw_rx_end(struct siw_qp *qp)
 	if (e.read_complete)
 		siw_sq_mark_done(qp, pos, siw_rx_wc_status(e.read_status),
 				 e.read_bytes);
+	if (e.atomic_complete)
+		siw_rx_atomic_done(qp, pos, &res, e.atomic_orig);
 	if (e.rqe_complete) {
 		if (e.rqe_se == SIW_RX_SE_SET)
 			rx->rqe.flags |= SIW_WQE_SOLICITED;
 		else if (e.rqe_se == SIW_RX_SE_CLEAR)
 			rx->rqe.flags &= ~SIW_WQE_SOLICITED;
+		rx->rqe_imm = e.rqe_imm;
+		rx->rqe_imm_val = e.rqe_imm_val;
+		rx->rqe_rdma_imm = e.rqe_rdma_imm;
+		if (e.rqe_rdma_imm)
+			rx->rqe_bytes = e.rqe_bytes;
 		siw_rx_complete_rqe(qp, e.rqe_inval,
 				    siw_rx_wc_status(e.rqe_status));
 	}
 	if (e.code != SIW_TERM_OK)
 		siw_rx_fail(qp, e.code);
 	if (e.irq_push) {
-		trace_siw_read_request(qp, SIW_TRACE_IRQ,
-				       &h->rreq);
+		if (!e.irq_atomic)
+			trace_siw_read_request(qp, SIW_TRACE_IRQ, &h->rreq);
+		struct siw_irq_entry *ie;
+
 		spin_lock_irqsave(&qp->irq_lock, flags);
-		qp->irq[qp->irq_put % qp->irq_size].rreq = h->rreq;
+		ie = &qp->irq[qp->irq_put % qp->irq_size];
+		ie->atomic = e.irq_atomic;
+		if (e.irq_atomic)
+			ie->areq = h->atomic;
+		else
+			ie->rreq = h->rreq;
 		qp->irq_put++;
 		spin_unlock_irqrestore(&qp->irq_lock, flags);
 	}
@@ -717,6 +802,7 @@ void siw_rx_reset(struct siw_qp *qp)
 
 	memset(rx, 0, sizeof(*rx));
 	siw_rx_stream_reset(&rx->st, qp->crc);
+	rx->st.ddp_flags = qp->ext ? SIW_DDP_EXT : 0;
 	for (i = 0; i < SIW_QN_NUM; i++)
 		rx->msn[i] = SIW_MSN_FIRST;
 }

@@ -114,6 +114,11 @@ static void decide_read_resp(const struct siw_rx_snap *s,
 	}
 	/* Done never passes the length; were it to, nothing is left. */
 	left = s->orq.done < s->orq.len ? s->orq.len - s->orq.done : 0;
+	/* The oldest outstanding request is an atomic: not ours. */
+	if (s->orq.have && s->orq.atomic) {
+		d->code = SIW_TERM_RDMAP_OPCODE;
+		return;
+	}
 	d->code = siw_check_read_resp(s->orq.have, s->orq.sink_stag,
 				      s->orq.sink_to + s->orq.done, left, h);
 	if (d->code != SIW_TERM_OK || !h->payload_len)
@@ -160,6 +165,82 @@ static void decide_read_req(const struct siw_rx_snap *s,
 				   SIW_TAG_SOURCE);
 }
 
+/*
+ * RFC 7306 Immediate Data, with siw's meaning of its second word: the
+ * immediate of the Send that follows (no receive consumed now), or a
+ * message that takes a receive of its own (after an RDMA Write, or
+ * alone). Nothing may come between an immediate and its Send, and no
+ * message starts while a Send is half received.
+ */
+static void decide_imm(const struct siw_rx_snap *s, const struct siw_hdr *h,
+		       struct siw_rx_dec *d)
+{
+	u32 desc = (u32)h->imm;
+
+	if (desc != SIW_IMM_PLAIN && desc != SIW_IMM_FOR_SEND &&
+	    desc != SIW_IMM_FOR_WRITE) {
+		d->code = SIW_TERM_RDMAP_OP_UNSPEC;
+		return;
+	}
+	if (s->imm_pending || s->rqe_held) {
+		d->code = SIW_TERM_RDMAP_OPCODE;
+		return;
+	}
+	if (desc == SIW_IMM_FOR_SEND) {
+		d->code = siw_ddp_check_msn(s->msn[SIW_QN_SEND], h->msn, true);
+		return;
+	}
+	if (!knows(s, SIW_RX_NEED_RQE)) {
+		d->need = SIW_RX_NEED_RQE;
+		return;
+	}
+	d->code = siw_ddp_check_msn(s->msn[SIW_QN_SEND], h->msn,
+				    s->rqe_taken);
+}
+
+/*
+ * RFC 7306 Atomic Request: on the Read Request queue, within the IRD it
+ * shares with Reads, on 8 aligned bytes of memory open to remote atomics.
+ */
+static void decide_atomic_req(const struct siw_rx_snap *s,
+			      const struct siw_hdr *h, struct siw_rx_dec *d)
+{
+	u32 ird = s->ird < s->irq_size ? s->ird : s->irq_size;
+
+	d->code = siw_ddp_check_msn(s->msn[SIW_QN_RREQ], h->msn, true);
+	if (d->code != SIW_TERM_OK)
+		return;
+	if (!knows(s, SIW_RX_NEED_IRQ)) {
+		d->need = SIW_RX_NEED_IRQ;
+		return;
+	}
+	d->code = siw_check_ird(s->irq_queued, ird);
+	if (d->code != SIW_TERM_OK)
+		return;
+	if (!want_mem(s, d, SIW_RX_MEM_ATOMIC, h->atomic.stag, h->atomic.to,
+		      SIW_ATOMIC_LEN))
+		return;
+	d->code = siw_check_atomic(&s->mem, &h->atomic);
+}
+
+/* RFC 7306 Atomic Response: for the oldest outstanding request, an atomic. */
+static void decide_atomic_resp(const struct siw_rx_snap *s,
+			       const struct siw_hdr *h, struct siw_rx_dec *d)
+{
+	d->code = siw_ddp_check_msn(s->msn[SIW_QN_ATOMIC_RESP], h->msn, true);
+	if (d->code != SIW_TERM_OK)
+		return;
+	if (!knows(s, SIW_RX_NEED_ORQ)) {
+		d->need = SIW_RX_NEED_ORQ;
+		return;
+	}
+	/* A response nobody asked for, or one before a Read's. */
+	if (!s->orq.have || !s->orq.atomic)
+		d->code = SIW_TERM_RDMAP_OPCODE;
+	else if (h->atomic_resp.req_id != s->orq.atomic_id)
+		d->code = SIW_TERM_RDMAP_OP_UNSPEC;
+}
+
 void siw_rx_decide_begin(const struct siw_rx_snap *s, const struct siw_hdr *h,
 			 struct siw_rx_dec *d)
 {
@@ -198,6 +279,16 @@ void siw_rx_decide_begin(const struct siw_rx_snap *s, const struct siw_hdr *h,
 		return;
 	case SIW_RDMAP_TERMINATE:
 		d->place = SIW_RX_PLACE_TERM;
+		return;
+	case SIW_RDMAP_IMM:
+	case SIW_RDMAP_IMM_SE:
+		decide_imm(s, h, d);
+		return;
+	case SIW_RDMAP_ATOMIC_REQ:
+		decide_atomic_req(s, h, d);
+		return;
+	case SIW_RDMAP_ATOMIC_RESP:
+		decide_atomic_resp(s, h, d);
 		return;
 	default:
 		d->code = SIW_TERM_RDMAP_OPCODE;
@@ -264,6 +355,12 @@ static void end_send(const struct siw_rx_snap *s, const struct siw_hdr *h,
 		return;
 	e->msn[SIW_QN_SEND]++;
 	e->rqe_complete = true;
+	/* The immediate that came before it (SIW_IMM_FOR_SEND). */
+	if (s->imm_pending) {
+		e->rqe_imm = true;
+		e->rqe_imm_val = s->imm_pending_val;
+		e->imm_pending = false;
+	}
 	if (op->inval) {
 		e->inval_stag = h->rsvd_ulp;
 		if (!knows(s, SIW_RX_NEED_INVAL)) {
@@ -280,6 +377,66 @@ static void end_send(const struct siw_rx_snap *s, const struct siw_hdr *h,
 	}
 	e->rqe_status = SIW_RX_WC_SUCCESS;
 	e->rqe_se = se ? SIW_RX_SE_SET : SIW_RX_SE_CLEAR;
+}
+
+/*
+ * Immediate Data ended: it is kept for the Send that follows, or it
+ * completes the receive it took, as a receive with immediate data; after
+ * an RDMA Write, with the Write's length.
+ */
+static void end_imm(const struct siw_rx_snap *s, const struct siw_hdr *h,
+		    struct siw_rx_end *e)
+{
+	u32 desc = (u32)h->imm;
+
+	e->msn[SIW_QN_SEND]++;
+	if (desc == SIW_IMM_FOR_SEND) {
+		e->imm_pending = true;
+		e->imm_pending_val = h->imm >> 32;
+		return;
+	}
+	e->rqe_complete = true;
+	e->rqe_status = SIW_RX_WC_SUCCESS;
+	e->rqe_se = h->opcode == SIW_RDMAP_IMM_SE ? SIW_RX_SE_SET :
+						    SIW_RX_SE_CLEAR;
+	e->rqe_imm = true;
+	e->rqe_imm_val = h->imm >> 32;
+	if (desc == SIW_IMM_FOR_WRITE) {
+		e->rqe_rdma_imm = true;
+		e->rqe_bytes = s->write_last_len;
+	}
+}
+
+/* The Atomic Response arrived: its request completes with its value. */
+static void end_atomic_resp(const struct siw_rx_snap *s,
+			    const struct siw_hdr *h, struct siw_rx_end *e)
+{
+	e->msn[SIW_QN_ATOMIC_RESP]++;
+	e->orq_pop = true;
+	if (!knows(s, SIW_RX_NEED_ORQ_POP)) {
+		e->need = SIW_RX_NEED_ORQ_POP;
+		return;
+	}
+	/* siw_rx_decide_begin() saw it there; only this path takes it. */
+	if (!s->read.popped || !s->read.atomic)
+		return;
+	e->atomic_complete = true;
+	e->atomic_orig = h->atomic_resp.orig;
+	e->read_status = SIW_RX_WC_SUCCESS;
+	e->read_bytes = SIW_ATOMIC_LEN;
+	/* An ORD slot is free: the send queue may go on. */
+	e->tx_schedule = true;
+}
+
+/* A Write segment ended: count its message's bytes (SIW_IMM_FOR_WRITE). */
+static void end_write(const struct siw_rx_snap *s, const struct siw_hdr *h,
+		      struct siw_rx_end *e)
+{
+	e->write_acc = s->write_acc + h->payload_len;
+	if (h->last) {
+		e->write_last_len = e->write_acc;
+		e->write_acc = 0;
+	}
 }
 
 /*
@@ -311,6 +468,10 @@ void siw_rx_decide_end(const struct siw_rx_snap *s, const struct siw_hdr *h,
 	memcpy(e->msn, s->msn, sizeof(e->msn));
 	e->mo = s->mo;
 	e->rtr_await = s->rtr_await;
+	e->write_acc = s->write_acc;
+	e->write_last_len = s->write_last_len;
+	e->imm_pending = s->imm_pending;
+	e->imm_pending_val = s->imm_pending_val;
 
 	if (s->rtr_frame) {
 		e->rtr_await = 0;
@@ -342,8 +503,24 @@ void siw_rx_decide_end(const struct siw_rx_snap *s, const struct siw_hdr *h,
 	case SIW_RDMAP_TERMINATE:
 		end_terminate(s, e);
 		return;
-	default:
+	case SIW_RDMAP_IMM:
+	case SIW_RDMAP_IMM_SE:
+		end_imm(s, h, e);
+		return;
+	case SIW_RDMAP_ATOMIC_REQ:
+		e->msn[SIW_QN_RREQ]++;
+		e->irq_push = true;
+		e->irq_atomic = true;
+		e->tx_schedule = true;
+		return;
+	case SIW_RDMAP_ATOMIC_RESP:
+		end_atomic_resp(s, h, e);
+		return;
+	case SIW_RDMAP_WRITE:
 		/* A Write places its bytes and completes nothing. */
+		end_write(s, h, e);
+		return;
+	default:
 		return;
 	}
 }

@@ -43,6 +43,7 @@ enum siw_rx_mem_kind {
 	SIW_RX_MEM_WRITE_SINK,	/* RDMA Write: STag, remote write */
 	SIW_RX_MEM_READ_SINK,	/* Read Response: local key, local write */
 	SIW_RX_MEM_READ_SOURCE,	/* Read Request: STag, remote read */
+	SIW_RX_MEM_ATOMIC,	/* Atomic Request: STag, remote atomic */
 };
 
 /* Where the payload of an accepted FPDU goes. */
@@ -78,6 +79,10 @@ struct siw_rx_snap {
 	u64 rqe_len;		/* held or taken: the element's length */
 	u8 rtr_await;		/* p2p responder: SIW_RTR_* still awaited */
 	bool rtr_frame;		/* end: this FPDU was that RTR */
+	bool imm_pending;	/* an immediate waits for its Send */
+	u32 imm_pending_val;
+	u32 write_acc;		/* bytes of the RDMA Write arriving */
+	u32 write_last_len;	/* bytes of the last complete one */
 
 	/* Filled in on demand; a bit SIW_RX_KNOWS(need) says so. */
 	u32 known;
@@ -88,6 +93,8 @@ struct siw_rx_snap {
 		u64 len;		/* its length */
 		u64 done;		/* response bytes placed so far */
 		bool sgl;		/* its sink is a list of SGEs */
+		bool atomic;		/* an Atomic Request, not a Read */
+		u32 atomic_id;		/* its Request Identifier */
 	} orq;
 	u32 irq_queued;		/* SIW_RX_NEED_IRQ: Requests not answered */
 	u32 ird;		/* the IRD agreed */
@@ -97,6 +104,7 @@ struct siw_rx_snap {
 	struct {			/* SIW_RX_NEED_ORQ_POP */
 		bool popped;		/* an entry was taken off the ORQ */
 		bool rtr;		/* it was the p2p RTR, no request */
+		bool atomic;		/* it was an Atomic Request */
 		bool local_inv;		/* Read with local invalidate */
 		u32 sink_stag;
 		u64 len;
@@ -134,6 +142,11 @@ struct siw_rx_end {
 	/* The oldest outstanding Read: add bytes done, pop it (NEED_ORQ_POP). */
 	u32 orq_add;
 	bool orq_pop;
+	u32 write_acc;
+	u32 write_last_len;
+	/* RFC 7306 Immediate Data: keep one for the next Send, or drop it. */
+	bool imm_pending;
+	u32 imm_pending_val;
 	u32 inval_stag;			/* NEED_INVAL */
 	/* What to do, in this order: */
 	bool rtr_received;		/* the QP may transmit now */
@@ -142,12 +155,19 @@ struct siw_rx_end {
 	bool read_complete;		/* complete the popped Read's request */
 	enum siw_rx_wc read_status;
 	u32 read_bytes;
+	bool atomic_complete;		/* the popped one was an atomic: */
+	u64 atomic_orig;		/* place this, then complete it */
 	bool rqe_complete;		/* complete the held receive element */
 	enum siw_rx_wc rqe_status;
 	u32 rqe_inval;			/* the STag it invalidated, or 0 */
 	enum siw_rx_se rqe_se;
+	bool rqe_imm;			/* it carries an immediate: */
+	u32 rqe_imm_val;
+	bool rqe_rdma_imm;		/* ... ending an RDMA Write */
+	u32 rqe_bytes;			/* which wrote this many bytes */
 	enum siw_term_code code;	/* a Terminate to send, or OK */
 	bool irq_push;			/* queue the Request for its Response */
+	bool irq_atomic;		/* ... an Atomic Request */
 	bool stream_dead;		/* nothing more is received */
 	bool fatal;			/* the QP goes to error */
 	bool tx_schedule;		/* the send queue may go on */

@@ -31,8 +31,8 @@ static void siw_rx_stream_header(struct siw_rx_stream *s,
 
 	s->ulpdu_len = siw_get_be16(s->hdr);
 	code = siw_ddp_check(s->hdr + SIW_MPA_LEN_LEN,
-			     s->hdr_have - SIW_MPA_LEN_LEN, s->ulpdu_len, 0,
-			     &s->h);
+			     s->hdr_have - SIW_MPA_LEN_LEN, s->ulpdu_len,
+			     s->ddp_flags, &s->h);
 	if (code == SIW_TERM_OK)
 		code = ops->begin(ctx, s);
 	if (code != SIW_TERM_OK) {
@@ -83,8 +83,9 @@ u32 siw_rx_stream_feed(struct siw_rx_stream *s, const struct siw_rx_ops *ops,
 		case SIW_RX_HDR:
 			/* The length and both control bytes tell the rest. */
 			want = s->hdr_have < 4 ? 4 :
-			       SIW_MPA_LEN_LEN + siw_ddp_hdr_len(s->hdr[2],
-								 s->hdr[3]);
+			       SIW_MPA_LEN_LEN +
+			       siw_ddp_hdr_len_flags(s->hdr[2], s->hdr[3],
+						     s->ddp_flags);
 			if (want > sizeof(s->hdr) ||
 			    (s->hdr_have >= 4 && want <= s->hdr_have)) {
 				siw_rx_stream_fail(s, ops, ctx,

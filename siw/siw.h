@@ -56,6 +56,7 @@ struct siw_knobs {
 	int mpa_timeout_ms;	/* TCP connect plus MPA exchange */
 	int mpa_gso;		/* offer/accept GSO-sized FPDUs (siw peers) */
 	int mpa_legacy_ird_ord;	/* revision 1: IRD/ORD words, SIW_LEGACY_* */
+	int mpa_rfc7306;	/* offer/accept RFC 7306 (siw peers) */
 };
 
 /* When revision 1 connections exchange IRD/ORD as [MS-SMBD] 6.1 says. */
@@ -103,6 +104,12 @@ struct siw_device {
 	u16 active_speed;
 	u8 active_width;
 	struct siw_knobs knobs;
+	/*
+	 * RFC 7306 Atomic Requests from any peer execute under it, one at a
+	 * time, so they are atomic with respect to each other on this device
+	 * (IB_ATOMIC_HCA). Taken by the transmit path (tx_lock held); a leaf.
+	 */
+	spinlock_t atomic_lock;
 	/*
 	 * Counters (stats.h): destroyed QPs' sums, under stats_lock (a leaf,
 	 * see stats.c); the per-device ones, atomics.

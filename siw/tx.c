@@ -338,6 +338,10 @@ static void siw_tx_count_message(struct siw_qp *qp, u8 opcode)
 		[SIW_RDMAP_SEND_SE] = SIW_STAT_SEND_TX,
 		[SIW_RDMAP_SEND_SE_INV] = SIW_STAT_SEND_TX,
 		[SIW_RDMAP_TERMINATE] = SIW_STAT_QP_NUM,	/* not here */
+		[SIW_RDMAP_IMM] = SIW_STAT_IMM_TX,
+		[SIW_RDMAP_IMM_SE] = SIW_STAT_IMM_TX,
+		[SIW_RDMAP_ATOMIC_REQ] = SIW_STAT_ATOMIC_REQ_TX,
+		[SIW_RDMAP_ATOMIC_RESP] = SIW_STAT_ATOMIC_RESP_TX,
 	};
 
 	lockdep_assert_held(&qp->tx_lock);
@@ -524,6 +528,7 @@ static int siw_tx_read_request(struct siw_qp *qp, const struct siw_sqe *sqe,
 	e = &qp->orq[qp->orq_put % qp->orq_size];
 	memcpy(&e->sqe, sqe, sizeof(*sqe));
 	e->sq_pos = pos;
+	e->kind = SIW_ORQ_READ;
 	qp->orq_put++;
 	spin_unlock_irqrestore(&qp->orq_lock, flags);
 	trace_siw_read_request(qp, SIW_TRACE_ORQ, &h.rreq);
@@ -557,7 +562,7 @@ static int siw_tx_rtr(struct siw_qp *qp, u8 type)
 		spin_lock_irqsave(&qp->orq_lock, flags);
 		e = &qp->orq[qp->orq_put % qp->orq_size];
 		memset(e, 0, sizeof(*e));
-		e->rtr = true;
+		e->kind = SIW_ORQ_RTR;
 		qp->orq_put++;
 		spin_unlock_irqrestore(&qp->orq_lock, flags);
 		break;
@@ -570,6 +575,112 @@ static int siw_tx_rtr(struct siw_qp *qp, u8 type)
 	if (h.opcode == SIW_RDMAP_READ_REQ)
 		trace_siw_read_request(qp, SIW_TRACE_ORQ,
 				       &h.rreq);
+	return siw_tx_message(qp, &h, &src, NULL);
+}
+
+/*
+ * RFC 7306 Atomic Request for a FetchAdd or CmpSwap element: it takes an
+ * ORD slot like a Read, and completes with its Atomic Response (rx.c),
+ * which is matched by the Request Identifier.
+ */
+static int siw_tx_atomic_request(struct siw_qp *qp, const struct siw_sqe *sqe,
+				 const struct siw_sqe_ext *ext, u32 pos)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_ATOMIC_REQ };
+	struct siw_atomic_req *a = &h.atomic;
+	struct siw_tx_src src = {};
+	struct siw_orq_entry *e;
+	unsigned long flags;
+
+	lockdep_assert_held(&qp->tx_lock);
+	h.msn = qp->tx_msn[SIW_QN_RREQ]++;
+	a->req_id = qp->tx_atomic_id++;
+	a->stag = sqe->rkey;
+	a->to = sqe->raddr;
+	if (sqe->opcode == SIW_OP_FETCH_AND_ADD) {
+		a->op = SIW_ATOMIC_FETCH_ADD;
+		a->add_swap = ext->compare_add;
+		/* No field boundaries: one 64-bit add. */
+		a->add_swap_mask = 0;
+	} else {
+		a->op = SIW_ATOMIC_CMP_SWAP;
+		a->add_swap = ext->swap;
+		a->add_swap_mask = ~0ULL;
+		a->compare = ext->compare_add;
+		a->compare_mask = ~0ULL;
+	}
+	spin_lock_irqsave(&qp->orq_lock, flags);
+	e = &qp->orq[qp->orq_put % qp->orq_size];
+	memcpy(&e->sqe, sqe, sizeof(*sqe));
+	e->sq_pos = pos;
+	e->kind = SIW_ORQ_ATOMIC;
+	e->atomic_id = a->req_id;
+	qp->orq_put++;
+	spin_unlock_irqrestore(&qp->orq_lock, flags);
+	return siw_tx_message(qp, &h, &src, NULL);
+}
+
+/*
+ * Executes an inbound Atomic Request on its target and sends the Atomic
+ * Response with the value found. It runs here, in the order the requests
+ * came, after every Read Request that came before it was answered, as
+ * Reads are. The target was checked when the request arrived (rx.c); it
+ * is checked again, as it may have been invalidated since.
+ */
+static int siw_tx_atomic_response(struct siw_qp *qp,
+				  const struct siw_atomic_req *a)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_ATOMIC_RESP };
+	struct siw_device *sdev = qp->sdev;
+	struct siw_tx_src src = {};
+	enum siw_term_code code;
+	struct siw_mem_view view;
+	struct siw_mem_seg seg;
+	struct siw_mem *mem;
+	u64 *target, orig;
+
+	lockdep_assert_held(&qp->tx_lock);
+	mem = siw_mem_get(sdev, a->stag);
+	siw_mem_view_of(mem, qp->base_qp.pd, IB_ACCESS_REMOTE_ATOMIC, &view);
+	code = siw_check_atomic(&view, a);
+	/* Aligned, so the 8 bytes never cross a page. */
+	if (code == SIW_TERM_OK &&
+	    (siw_mem_seg(mem, a->to, SIW_ATOMIC_LEN, &seg) ||
+	     seg.len < SIW_ATOMIC_LEN))
+		code = SIW_TERM_RDMAP_BASE_BOUNDS;
+	if (code != SIW_TERM_OK) {
+		if (mem)
+			siw_mem_put(mem);
+		siw_qp_terminate(qp, code, NULL, 0);
+		return -EACCES;
+	}
+	target = page_address(seg.page) + seg.off;
+	spin_lock(&sdev->atomic_lock);
+	orig = READ_ONCE(*target);
+	WRITE_ONCE(*target, siw_atomic_result(a, orig));
+	spin_unlock(&sdev->atomic_lock);
+	siw_mem_put(mem);
+
+	h.msn = qp->tx_msn[SIW_QN_ATOMIC_RESP]++;
+	h.atomic_resp.req_id = a->req_id;
+	h.atomic_resp.orig = orig;
+	return siw_tx_message(qp, &h, &src, NULL);
+}
+
+/*
+ * RFC 7306 Immediate Data carrying a verbs immediate (siw's use of its 8
+ * bytes, protocol.rst): for the Send that follows, or ending an RDMA
+ * Write. The Solicited Event flag of the work request goes with the
+ * message that completes the receive.
+ */
+static int siw_tx_immediate(struct siw_qp *qp, u32 imm, u32 desc, bool se)
+{
+	struct siw_hdr h = { .opcode = se ? SIW_RDMAP_IMM_SE : SIW_RDMAP_IMM };
+	struct siw_tx_src src = {};
+
+	lockdep_assert_held(&qp->tx_lock);
+	h.msn = qp->tx_msn[SIW_QN_SEND]++;
+	h.imm = siw_imm_word(imm, desc);
 	return siw_tx_message(qp, &h, &src, NULL);
 }
 
@@ -608,6 +719,14 @@ static int siw_tx_read_response(struct siw_qp *qp, struct siw_irq_entry *e)
 	err = siw_tx_message(qp, &h, &src, NULL);
 	siw_tx_src_release(&src);
 	return err;
+}
+
+/* Answers the oldest inbound Read or Atomic Request. */
+static int siw_tx_inbound_response(struct siw_qp *qp, struct siw_irq_entry *e)
+{
+	if (e->atomic)
+		return siw_tx_atomic_response(qp, &e->areq);
+	return siw_tx_read_response(qp, e);
 }
 
 /* Sends the pending Terminate, once. */
@@ -674,6 +793,8 @@ static u64 siw_sqe_payload(const struct siw_sqe *sqe)
 	case SIW_OP_SEND:
 	case SIW_OP_SEND_REMOTE_INV:
 	case SIW_OP_WRITE:
+	case SIW_OP_SEND_WITH_IMM:
+	case SIW_OP_WRITE_WITH_IMM:
 		break;
 	default:
 		return 0;
@@ -758,10 +879,10 @@ static enum siw_tx_step siw_tx_doorbell_read_response(struct siw_qp *qp,
 
 	if (!siw_irq_peek(qp, &e))
 		return SIW_TX_EMPTY;
-	if (!siw_tx_doorbell_fits(qp, e.rreq.size, budget))
+	if (!siw_tx_doorbell_fits(qp, e.atomic ? 0 : e.rreq.size, budget))
 		return SIW_TX_DEFER;
 	siw_irq_pop(qp);
-	if (siw_tx_read_response(qp, &e))
+	if (siw_tx_inbound_response(qp, &e))
 		return SIW_TX_BLOCKED;
 	WRITE_ONCE(qp->tx_db_read_resps, qp->tx_db_read_resps + 1);
 	return SIW_TX_SENT;
@@ -816,6 +937,7 @@ static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 	enum siw_wc_status status = SIW_WC_SUCCESS;
 	struct siw_tx_src src = {};
 	struct siw_zc *zc = NULL;
+	struct siw_sqe_ext ext = {};
 	struct siw_hdr h = {};
 	struct siw_sqe sqe;
 	unsigned long flags;
@@ -834,7 +956,9 @@ static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 	pr_debug("siw: QP %u: sqe %u opcode %u flags 0x%x num_sge %u\n",
 		 qp->base_qp.qp_num, pos, sqe.opcode, sqe.flags, sqe.num_sge);
 
-	if (sqe.opcode == SIW_OP_READ || sqe.opcode == SIW_OP_READ_LOCAL_INV) {
+	if (sqe.opcode == SIW_OP_READ || sqe.opcode == SIW_OP_READ_LOCAL_INV ||
+	    sqe.opcode == SIW_OP_FETCH_AND_ADD ||
+	    sqe.opcode == SIW_OP_COMP_AND_SWAP) {
 		spin_lock_irqsave(&qp->orq_lock, flags);
 		err = qp->orq_put - qp->orq_get >= min(qp->ord, qp->orq_size);
 		spin_unlock_irqrestore(&qp->orq_lock, flags);
@@ -860,7 +984,59 @@ static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 				    siw_sqe_sge_len(&sqe) :
 				    siw_sqe_payload(&sqe));
 
+	/*
+	 * RFC 7306 work requests: kernel QPs only (a user's element naming
+	 * one is refused), on a connection that negotiated them.
+	 */
 	switch (sqe.opcode) {
+	case SIW_OP_SEND_WITH_IMM:
+	case SIW_OP_WRITE_WITH_IMM:
+	case SIW_OP_FETCH_AND_ADD:
+	case SIW_OP_COMP_AND_SWAP:
+		if (qp->user || !qp->ext) {
+			status = SIW_WC_LOC_QP_OP_ERR;
+			goto done;
+		}
+		ext = qp->sq_ext[pos % qp->num_sqe];
+		break;
+	default:
+		break;
+	}
+
+	switch (sqe.opcode) {
+	case SIW_OP_SEND_WITH_IMM:
+		status = siw_tx_src_sges(qp, &sqe, &src);
+		if (status)
+			break;
+		/* The immediate first: the Send's end completes both. */
+		err = siw_tx_immediate(qp, ext.imm, SIW_IMM_FOR_SEND, false);
+		if (!err) {
+			h.opcode = sqe.flags & SIW_WQE_SOLICITED ?
+				   SIW_RDMAP_SEND_SE : SIW_RDMAP_SEND;
+			h.msn = qp->tx_msn[SIW_QN_SEND]++;
+			err = siw_tx_message(qp, &h, &src, NULL);
+		}
+		siw_tx_src_release(&src);
+		break;
+	case SIW_OP_WRITE_WITH_IMM:
+		status = siw_tx_src_sges(qp, &sqe, &src);
+		if (status)
+			break;
+		h.opcode = SIW_RDMAP_WRITE;
+		h.stag = sqe.rkey;
+		h.to = sqe.raddr;
+		err = siw_tx_message(qp, &h, &src, NULL);
+		if (!err)
+			err = siw_tx_immediate(qp, ext.imm, SIW_IMM_FOR_WRITE,
+					       sqe.flags & SIW_WQE_SOLICITED);
+		siw_tx_src_release(&src);
+		break;
+	case SIW_OP_FETCH_AND_ADD:
+	case SIW_OP_COMP_AND_SWAP:
+		err = siw_tx_atomic_request(qp, &sqe, &ext, pos);
+		if (!err)
+			return SIW_TX_SENT;	/* completes with its response */
+		break;
 	case SIW_OP_SEND:
 	case SIW_OP_SEND_REMOTE_INV:
 		status = siw_tx_src_sges(qp, &sqe, &src);
@@ -912,6 +1088,7 @@ static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 	default:
 		status = SIW_WC_LOC_QP_OP_ERR;
 	}
+done:
 	/*
 	 * The connection went away under the send (the peer closed or
 	 * reset it, or we are tearing it down): nothing local failed, the
@@ -1095,7 +1272,7 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 		}
 		if (siw_irq_peek(qp, &e)) {
 			siw_irq_pop(qp);
-			if (siw_tx_read_response(qp, &e))
+			if (siw_tx_inbound_response(qp, &e))
 				return SIW_TX_BLOCKED;
 			continue;
 		}

@@ -258,9 +258,9 @@ static void test_mpa_parse(void)
 	   "mpa: rev 1 reserved bits (S included) reported, not fatal");
 	eq_mpa(siw_mpa_parse(b, n, SIW_MPA_REQUEST, SIW_MPA_PARSE_STRICT, &in),
 	       SIW_MPA_E_RESERVED, "mpa: rev 1 reserved bits, strict");
-	n = mk_rr(b, "MPA ID Req Frame", 0x04, 2, 0, NULL, 0);
+	n = mk_rr(b, "MPA ID Req Frame", 0x02, 2, 0, NULL, 0);
 	e = siw_mpa_parse(b, n, SIW_MPA_REQUEST, 0, &in);
-	ok(e == SIW_MPA_OK && in.rsvd == 0x04 && !in.enhanced,
+	ok(e == SIW_MPA_OK && in.rsvd == 0x02 && !in.enhanced,
 	   "mpa: rev 2 reserved bit reported, not fatal");
 	eq_mpa(siw_mpa_parse(b, n, SIW_MPA_REQUEST, SIW_MPA_PARSE_STRICT, &in),
 	       SIW_MPA_E_RESERVED, "mpa: rev 2 reserved bit, strict");
@@ -1136,7 +1136,7 @@ static void test_fpdu_frame(void)
 	   !memcmp(fpdu + 18, "\0\0\0\0", 4),
 	   "encode: Terminate header with a zeroed control word");
 
-	h.opcode = 8;
+	h.opcode = 0xc;
 	ok(siw_hdr_encode(&h, fpdu, sizeof(fpdu)) == 0,
 	   "encode: reserved opcode refused");
 	h.opcode = SIW_RDMAP_READ_REQ;

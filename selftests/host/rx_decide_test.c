@@ -427,7 +427,7 @@ static void test_other(void)
 	snap_init(&s);
 	ok(run(&w, s, &h, &d) == SIW_TERM_OK && d.place == SIW_RX_PLACE_TERM &&
 	   !w.asked[0], "terminate: kept, nothing looked up");
-	h.opcode = 0x9;
+	h.opcode = 0xc;
 	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OPCODE,
 	   "a reserved opcode: unexpected opcode");
 	ok(!strcmp(siw_rx_need_name(SIW_RX_NEED_INVAL), "invalidation") &&
