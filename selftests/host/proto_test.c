@@ -1392,6 +1392,298 @@ static void test_ddp_sweep(void)
 	   "ddp: all 65536 control fields at 9 lengths: OK only when sound");
 }
 
+/* RFC 7306: Immediate Data, Atomic Request and Response, siw's EXT flag. */
+static void test_rfc7306(void)
+{
+	struct siw_mpa_params ini, rsp;
+	struct siw_mpa_info req, rep, in;
+	struct siw_mpa_result r_res, i_res;
+	struct siw_mem_view mv = { .valid = true, .same_pd = true,
+				   .access = true, .base = 0x1000,
+				   .len = 0x100 };
+	struct siw_atomic_req a = { 0 };
+	struct siw_hdr h, rx;
+	u8 b[SIW_MPA_RR_MAX], f[SIW_HDR_MAX + 8];
+	unsigned int c, i;
+	size_t len;
+	bool good;
+	u32 n;
+
+	/* MPA: the flag, in revision 2 only, negotiated like GSO. */
+	len = mk_rr(b, "MPA ID Req Frame", 0x04, 2, 0, NULL, 0);
+	ok(siw_mpa_parse(b, len, SIW_MPA_REQUEST, SIW_MPA_PARSE_STRICT, &in) ==
+		   SIW_MPA_OK && in.ext && !in.rsvd,
+	   "rfc7306: flag 0x04 of a rev 2 request parsed, not reserved");
+	len = mk_rr(b, "MPA ID Req Frame", 0x04, 1, 0, NULL, 0);
+	ok(siw_mpa_parse(b, len, SIW_MPA_REQUEST, 0, &in) == SIW_MPA_OK &&
+	   !in.ext && in.rsvd == 0x04,
+	   "rfc7306: 0x04 in rev 1 is a reserved bit, not the flag");
+	default_params(&ini);
+	default_params(&rsp);
+	ini.ext = rsp.ext = true;
+	siw_mpa_request_init(&ini, &req);
+	good = siw_mpa_build(&req, b, sizeof(b), &len) == SIW_MPA_OK;
+	ok(good && (b[16] & 0x04), "rfc7306: a rev 2 request carries 0x04");
+	siw_mpa_respond(&rsp, &req, &r_res);
+	siw_mpa_reply_init(&r_res, &rep);
+	siw_mpa_check_reply(&ini, &rep, &i_res);
+	ok(r_res.ext && rep.ext && i_res.ext,
+	   "rfc7306: both say it: both use it");
+	rsp.ext = false;
+	siw_mpa_respond(&rsp, &req, &r_res);
+	siw_mpa_reply_init(&r_res, &rep);
+	siw_mpa_check_reply(&ini, &rep, &i_res);
+	ok(!r_res.ext && !rep.ext && !i_res.ext,
+	   "rfc7306: responder off: the reply has no flag, neither uses it");
+	rsp.ext = true;
+	ini.ext = false;
+	siw_mpa_request_init(&ini, &req);
+	siw_mpa_respond(&rsp, &req, &r_res);
+	siw_mpa_reply_init(&r_res, &rep);
+	ok(!req.ext && !r_res.ext && !rep.ext,
+	   "rfc7306: initiator off (any other peer): nothing in the reply");
+	rep.ext = true;
+	siw_mpa_check_reply(&ini, &rep, &i_res);
+	ok(i_res.verdict == SIW_MPA_ACCEPT && !i_res.ext,
+	   "rfc7306: an unasked reply flag is ignored");
+	ini.ext = true;
+	ini.revision = 1;
+	siw_mpa_request_init(&ini, &req);
+	good = siw_mpa_build(&req, b, sizeof(b), &len) == SIW_MPA_OK;
+	ok(good && !req.ext && !(b[16] & 0x04),
+	   "rfc7306: never in a rev 1 request");
+	req.ext = true;
+	eq_mpa(siw_mpa_build(&req, b, sizeof(b), &len), SIW_MPA_E_INVAL,
+	       "rfc7306: encoding it in rev 1 refused");
+
+	/* Immediate Data: encode, then check with and without the flag. */
+	memset(&h, 0, sizeof(h));
+	h.opcode = SIW_RDMAP_IMM_SE;
+	h.msn = 9;
+	h.imm = siw_imm_word(0xa1b2c3d4, SIW_IMM_FOR_WRITE);
+	n = siw_hdr_encode(&h, f, sizeof(f));
+	ok(n == SIW_IMM_HDR_LEN && f[0] == 0x41 && f[1] == 0x49 &&
+	   siw_get_be32(f + 6) == SIW_QN_SEND && siw_get_be32(f + 14) == 0 &&
+	   siw_get_be32(f + 18) == 0xa1b2c3d4 &&
+	   siw_get_be32(f + 22) == SIW_IMM_FOR_WRITE,
+	   "rfc7306: Immediate Data with SE encoded: QN 0, L, MO 0, 8 bytes");
+	eq_term(siw_ddp_check(f, n, n, SIW_DDP_STRICT | SIW_DDP_EXT, &rx),
+		SIW_TERM_OK, "rfc7306: Immediate Data accepted where negotiated");
+	ok(rx.opcode == SIW_RDMAP_IMM_SE && rx.msn == 9 && rx.imm == h.imm &&
+	   !rx.payload_len, "rfc7306: Immediate Data decoded");
+	eq_term(siw_ddp_check(f, n, n, 0, &rx), SIW_TERM_RDMAP_OPCODE,
+		"rfc7306: Immediate Data without the flag: unexpected opcode");
+	eq_u64(siw_ddp_hdr_len(f[0], f[1]), SIW_UNTAGGED_HDR_LEN,
+	       "rfc7306: header length without the flag: the DDP header's");
+	eq_u64(siw_ddp_hdr_len_flags(f[0], f[1], SIW_DDP_EXT), SIW_IMM_HDR_LEN,
+	       "rfc7306: header length with it: 26");
+	eq_term(siw_ddp_check(f, n, n + 1, SIW_DDP_EXT, &rx),
+		SIW_TERM_DDP_UT_TOO_LONG,
+		"rfc7306: Immediate Data with payload: too long");
+	eq_term(siw_ddp_check(f, n, n - 1, SIW_DDP_EXT, &rx),
+		SIW_TERM_RDMAP_OP_UNSPEC,
+		"rfc7306: Immediate Data cut short: unspecified");
+	eq_term(siw_ddp_check(f, n - 1, n, SIW_DDP_EXT, &rx),
+		SIW_TERM_NEED_MORE, "rfc7306: Immediate Data header incomplete");
+	f[0] = 0x01;
+	eq_term(siw_ddp_check(f, n, n, SIW_DDP_EXT, &rx),
+		SIW_TERM_DDP_UT_TOO_LONG,
+		"rfc7306: Immediate Data without L: too long");
+	f[0] = 0x41;
+	siw_put_be32(f + 14, 8);
+	eq_term(siw_ddp_check(f, n, n, SIW_DDP_EXT, &rx),
+		SIW_TERM_DDP_UT_INVALID_MO, "rfc7306: Immediate Data at MO 8");
+	siw_put_be32(f + 14, 0);
+	siw_put_be32(f + 6, SIW_QN_RREQ);
+	eq_term(siw_ddp_check(f, n, n, SIW_DDP_EXT, &rx),
+		SIW_TERM_DDP_UT_INVALID_QN,
+		"rfc7306: Immediate Data on QN 1: invalid QN");
+
+	/* Atomic Request */
+	memset(&h, 0, sizeof(h));
+	h.opcode = SIW_RDMAP_ATOMIC_REQ;
+	h.msn = 3;
+	h.atomic.op = SIW_ATOMIC_CMP_SWAP;
+	h.atomic.req_id = 0x77;
+	h.atomic.stag = 0x1234;
+	h.atomic.to = 0x1008;
+	h.atomic.add_swap = 0x1111;
+	h.atomic.add_swap_mask = ~0ULL;
+	h.atomic.compare = 0x2222;
+	h.atomic.compare_mask = 0xff;
+	n = siw_hdr_encode(&h, f, sizeof(f));
+	ok(n == SIW_ATOMIC_REQ_HDR_LEN && f[1] == 0x4a &&
+	   siw_get_be32(f + 6) == SIW_QN_RREQ && siw_get_be32(f + 18) == 2 &&
+	   siw_get_be32(f + 22) == 0x77 && siw_get_be32(f + 26) == 0x1234 &&
+	   siw_get_be64(f + 30) == 0x1008 && siw_get_be64(f + 38) == 0x1111 &&
+	   siw_get_be64(f + 46) == ~0ULL && siw_get_be64(f + 54) == 0x2222 &&
+	   siw_get_be64(f + 62) == 0xff,
+	   "rfc7306: Atomic Request encoded: QN 1, the 52-byte body in order");
+	eq_term(siw_ddp_check(f, n, n, SIW_DDP_STRICT | SIW_DDP_EXT, &rx),
+		SIW_TERM_OK, "rfc7306: Atomic Request accepted");
+	ok(!memcmp(&rx.atomic, &h.atomic, sizeof(h.atomic)) && rx.msn == 3,
+	   "rfc7306: Atomic Request decoded");
+	eq_term(siw_ddp_check(f, n, n + 4, SIW_DDP_EXT, &rx),
+		SIW_TERM_DDP_UT_TOO_LONG, "rfc7306: Atomic Request with payload");
+	f[18] = 0x80;
+	eq_term(siw_ddp_check(f, n, n, SIW_DDP_EXT, &rx), SIW_TERM_OK,
+		"rfc7306: Atomic Request, reserved bits of its opcode word: reported");
+	ok(rx.rsvd_set && rx.atomic.op == SIW_ATOMIC_CMP_SWAP,
+	   "rfc7306: ... as reserved, the opcode still read");
+	eq_term(siw_ddp_check(f, n, n, SIW_DDP_STRICT | SIW_DDP_EXT, &rx),
+		SIW_TERM_RDMAP_OP_UNSPEC,
+		"rfc7306: ... and refused when strict");
+	f[18] = 0;
+
+	/* Atomic Response */
+	memset(&h, 0, sizeof(h));
+	h.opcode = SIW_RDMAP_ATOMIC_RESP;
+	h.msn = 1;
+	h.atomic_resp.req_id = 0x77;
+	h.atomic_resp.orig = 0x0102030405060708ULL;
+	n = siw_hdr_encode(&h, f, sizeof(f));
+	ok(n == SIW_ATOMIC_RESP_HDR_LEN && f[1] == 0x4b &&
+	   siw_get_be32(f + 6) == SIW_QN_ATOMIC_RESP &&
+	   siw_get_be32(f + 18) == 0x77 &&
+	   siw_get_be64(f + 22) == 0x0102030405060708ULL,
+	   "rfc7306: Atomic Response encoded: QN 3, identifier, value");
+	eq_term(siw_ddp_check(f, n, n, SIW_DDP_STRICT | SIW_DDP_EXT, &rx),
+		SIW_TERM_OK, "rfc7306: Atomic Response accepted");
+	ok(rx.atomic_resp.req_id == 0x77 &&
+	   rx.atomic_resp.orig == 0x0102030405060708ULL,
+	   "rfc7306: Atomic Response decoded");
+	eq_term(siw_ddp_check(f, n, n, 0, &rx), SIW_TERM_DDP_UT_INVALID_QN,
+		"rfc7306: QN 3 without the flag: invalid QN");
+	mk_untagged(f, DDP_UT_L, RDMAP(SIW_RDMAP_SEND), 0, SIW_QN_ATOMIC_RESP,
+		    1, 0);
+	eq_term(siw_ddp_check(f, 18, 18, SIW_DDP_EXT, &rx),
+		SIW_TERM_DDP_UT_INVALID_QN,
+		"rfc7306: a Send on QN 3: invalid QN");
+	mk_untagged(f, DDP_UT_L, RDMAP(0xc), 0, 0, 1, 0);
+	eq_term(siw_ddp_check(f, 18, 18, SIW_DDP_EXT, &rx),
+		SIW_TERM_RDMAP_OPCODE, "rfc7306: opcode 0xc stays reserved");
+	mk_tagged(f, DDP_T_L, RDMAP(SIW_RDMAP_ATOMIC_REQ), 1, 0);
+	eq_term(siw_ddp_check(f, 14, 14, SIW_DDP_EXT, &rx),
+		SIW_TERM_RDMAP_OPCODE,
+		"rfc7306: Atomic Request with T: unexpected opcode");
+
+	/* The checks of the target. */
+	a.op = SIW_ATOMIC_FETCH_ADD;
+	a.to = 0x1008;
+	eq_term(siw_check_atomic(&mv, &a), SIW_TERM_OK,
+		"rfc7306: atomic on 8 aligned bytes within the memory");
+	a.to = 0x1004;
+	eq_term(siw_check_atomic(&mv, &a), SIW_TERM_RDMAP_BASE_BOUNDS,
+		"rfc7306: misaligned target: base or bounds");
+	a.to = 0x10f8;
+	eq_term(siw_check_atomic(&mv, &a), SIW_TERM_OK,
+		"rfc7306: the last 8 bytes of the memory");
+	a.to = 0x1100;
+	eq_term(siw_check_atomic(&mv, &a), SIW_TERM_RDMAP_BASE_BOUNDS,
+		"rfc7306: past the memory: base or bounds");
+	a.to = 0x1008;
+	a.op = 1;
+	eq_term(siw_check_atomic(&mv, &a), SIW_TERM_RDMAP_OPCODE,
+		"rfc7306: AtomicOp 1 (not ours): unexpected opcode");
+	a.op = SIW_ATOMIC_CMP_SWAP;
+	mv.access = false;
+	eq_term(siw_check_atomic(&mv, &a), SIW_TERM_RDMAP_ACCESS,
+		"rfc7306: no remote atomic access: access rights");
+	mv.access = true;
+	mv.valid = false;
+	eq_term(siw_check_atomic(&mv, &a), SIW_TERM_RDMAP_INVALID_STAG,
+		"rfc7306: invalid STag");
+	mv.valid = true;
+	mv.same_pd = false;
+	eq_term(siw_check_atomic(&mv, &a), SIW_TERM_RDMAP_STAG_NOT_ASSOC,
+		"rfc7306: STag of another PD");
+	mv.same_pd = true;
+
+	/* The results. */
+	memset(&a, 0, sizeof(a));
+	a.op = SIW_ATOMIC_FETCH_ADD;
+	a.add_swap = 5;
+	eq_u64(siw_atomic_result(&a, ~0ULL), 4,
+	       "rfc7306: FetchAdd without a mask wraps at 64 bits");
+	a.add_swap = 0x0000000100000001ULL;
+	a.add_swap_mask = 0x8000000080000000ULL;
+	eq_u64(siw_atomic_result(&a, 0x00000000ffffffffULL),
+	       0x0000000100000000ULL,
+	       "rfc7306: FetchAdd, two 32-bit fields: no carry between them");
+	eq_u64(siw_atomic_result(&a, 0x7fffffff00000001ULL),
+	       0x8000000000000002ULL,
+	       "rfc7306: FetchAdd, two fields: carry into a field's top bit");
+	a.op = SIW_ATOMIC_CMP_SWAP;
+	a.compare = 0x1234;
+	a.compare_mask = ~0ULL;
+	a.add_swap = 0x9999;
+	a.add_swap_mask = ~0ULL;
+	eq_u64(siw_atomic_result(&a, 0x1234), 0x9999,
+	       "rfc7306: CmpSwap, equal: swapped");
+	eq_u64(siw_atomic_result(&a, 0x1235), 0x1235,
+	       "rfc7306: CmpSwap, not equal: unchanged");
+	a.compare_mask = 0xff00;
+	a.add_swap_mask = 0x00ff;
+	eq_u64(siw_atomic_result(&a, 0x12ab), 0x1299,
+	       "rfc7306: CmpSwap, masks: compare some bits, swap others");
+	a.op = 7;
+	eq_u64(siw_atomic_result(&a, 0x55), 0x55,
+	       "rfc7306: an unknown operation changes nothing");
+	/* Against a bit-by-bit model of masked addition. */
+	good = true;
+	a.op = SIW_ATOMIC_FETCH_ADD;
+	for (c = 0; c < 2000; c++) {
+		u64 x = rnd(), y = rnd(), m = rnd() & rnd(), r = 0;
+		unsigned int carry = 0;
+
+		a.add_swap = y;
+		a.add_swap_mask = m;
+		for (i = 0; i < 64; i++) {
+			unsigned int s = (x >> i & 1) + (y >> i & 1) + carry;
+
+			r |= (u64)(s & 1) << i;
+			carry = (m >> i & 1) ? 0 : s >> 1;
+		}
+		good &= siw_atomic_result(&a, x) == r;
+	}
+	ok(good, "rfc7306: masked FetchAdd equals a bit-by-bit model (2000)");
+
+	/* Every control field with the flag: OK only when sound. */
+	good = true;
+	for (c = 0; c < 0x10000; c++) {
+		static const unsigned int lens[] = { 18, 25, 26, 27, 30, 46,
+						     69, 70, 71 };
+
+		for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+			const struct siw_op_info *op;
+			enum siw_term_code t;
+
+			memset(f, 0, sizeof(f));
+			f[0] = c >> 8;
+			f[1] = c;
+			op = siw_op_info(c & 0xf);
+			f[9] = (c >> 8) & SIW_DDP_FLAG_T || !op ? 0 : op->qn;
+			t = siw_ddp_check(f, sizeof(f), lens[i], SIW_DDP_EXT,
+					  &rx);
+			if (t == SIW_TERM_NEED_MORE ||
+			    (t != SIW_TERM_OK && !siw_term_is_code(t))) {
+				good = false;
+				continue;
+			}
+			if (t != SIW_TERM_OK)
+				continue;
+			op = siw_op_info(rx.opcode);
+			if (!op || op->tagged != rx.tagged ||
+			    lens[i] < op->hdr_len ||
+			    (op->exact && lens[i] != op->hdr_len) ||
+			    rx.payload_len != lens[i] - op->hdr_len ||
+			    (op->single && !rx.last))
+				good = false;
+		}
+	}
+	ok(good, "rfc7306: all 65536 control fields with the flag: OK only when sound");
+}
+
 static void test_msn_mo_len(void)
 {
 	eq_term(siw_ddp_check_msn(5, 5, true), SIW_TERM_OK, "msn: expected");
@@ -1732,6 +2024,7 @@ int main(void)
 	test_ddp_valid();
 	test_ddp_errors();
 	test_ddp_sweep();
+	test_rfc7306();
 	test_msn_mo_len();
 	test_tagged();
 	test_term_codes();

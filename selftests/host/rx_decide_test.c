@@ -38,6 +38,8 @@ struct world {
 	u64 orq_to, orq_len, orq_done;
 	bool orq_rtr, orq_inv;
 	bool orq_sgl;
+	bool orq_atomic;
+	u32 orq_atomic_id;
 	u32 irq_queued, ird, irq_size;
 	struct siw_mem_view mem;
 	bool inval_ok;
@@ -82,6 +84,8 @@ static void begin(struct world *w, struct siw_rx_snap *s,
 			s->orq.len = w->orq_len;
 			s->orq.done = w->orq_done;
 			s->orq.sgl = w->orq_sgl;
+			s->orq.atomic = w->orq_atomic;
+			s->orq.atomic_id = w->orq_atomic_id;
 			break;
 		case SIW_RX_NEED_IRQ:
 			s->irq_queued = w->irq_queued;
@@ -123,6 +127,7 @@ static void end(struct world *w, struct siw_rx_snap *s,
 			if (e->orq_pop && w->orq_have) {
 				s->read.popped = true;
 				s->read.rtr = w->orq_rtr;
+				s->read.atomic = w->orq_atomic;
 				s->read.local_inv = w->orq_inv;
 				s->read.sink_stag = w->orq_stag;
 				s->read.len = w->orq_len;
@@ -584,6 +589,175 @@ static void test_end_other(void)
 	   "rtr end: a Read RTR is queued for its Response");
 }
 
+/* RFC 7306: Immediate Data, Atomic Request and Response. */
+static void test_rfc7306(void)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_IMM, .qn = SIW_QN_SEND,
+			     .last = true, .msn = 5 };
+	struct world w = { .rqe_posted = true, .rqe_len = 64 };
+	struct siw_rx_snap s;
+	struct siw_rx_dec d;
+	struct siw_rx_end e;
+
+	snap_init(&s);
+	h.imm = siw_imm_word(0xabcd, SIW_IMM_FOR_SEND);
+	ok(run(&w, s, &h, &d) == SIW_TERM_OK && !w.asked[0] &&
+	   d.place == SIW_RX_PLACE_NONE,
+	   "imm for a Send: no receive taken, nothing placed");
+	end(&w, &s, &h, &e);
+	ok(e.imm_pending && e.imm_pending_val == 0xabcd && !e.rqe_complete &&
+	   e.msn[SIW_QN_SEND] == 6,
+	   "imm for a Send: kept for it, its MSN used");
+	s.msn[SIW_QN_SEND] = 6;
+	s.imm_pending = true;
+	s.imm_pending_val = 0xabcd;
+	h.msn = 6;
+	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OPCODE,
+	   "imm while one waits for its Send: unexpected opcode");
+	{
+		struct siw_hdr sh = { .opcode = SIW_RDMAP_SEND_SE,
+				      .qn = SIW_QN_SEND, .last = true,
+				      .msn = 6, .payload_len = 10 };
+
+		s.rqe_held = true;
+		s.rqe_len = 64;
+		end(&w, &s, &sh, &e);
+		ok(e.rqe_complete && e.rqe_imm && e.rqe_imm_val == 0xabcd &&
+		   !e.rqe_rdma_imm && !e.imm_pending &&
+		   e.rqe_se == SIW_RX_SE_SET,
+		   "the Send after it completes with the immediate");
+		s.rqe_held = false;
+	}
+	snap_init(&s);
+	h.msn = 5;
+	h.opcode = SIW_RDMAP_IMM_SE;
+	h.imm = siw_imm_word(0x77, SIW_IMM_FOR_WRITE);
+	s.write_last_len = 3000;
+	ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "R"),
+	   "imm ending a Write: takes a receive");
+	s.rqe_held = true;
+	end(&w, &s, &h, &e);
+	ok(e.rqe_complete && e.rqe_imm && e.rqe_imm_val == 0x77 &&
+	   e.rqe_rdma_imm && e.rqe_bytes == 3000 &&
+	   e.rqe_se == SIW_RX_SE_SET && e.msn[SIW_QN_SEND] == 6,
+	   "imm ending a Write: completes it with the Write's length, SE");
+	s.rqe_held = false;
+	w.rqe_posted = false;
+	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_NO_BUF,
+	   "imm ending a Write, no receive posted: no buffer");
+	w.rqe_posted = true;
+	h.imm = siw_imm_word(0x77, SIW_IMM_PLAIN);
+	ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "R"),
+	   "plain imm: takes a receive");
+	h.imm = siw_imm_word(0x77, 3);
+	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OP_UNSPEC && !w.asked[0],
+	   "imm of an unknown kind: unspecified, nothing taken");
+	h.imm = siw_imm_word(0x77, SIW_IMM_PLAIN);
+	s.rqe_held = true;
+	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OPCODE,
+	   "imm while a Send is half received: unexpected opcode");
+	s.rqe_held = false;
+	h.msn = 7;
+	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_RANGE,
+	   "imm with the wrong MSN: out of range");
+
+	/* A Write's length, for the imm after it. */
+	{
+		struct siw_hdr wh = { .opcode = SIW_RDMAP_WRITE, .tagged = true,
+				      .payload_len = 1000 };
+
+		snap_init(&s);
+		end(&w, &s, &wh, &e);
+		s.write_acc = e.write_acc;
+		wh.last = true;
+		wh.payload_len = 24;
+		end(&w, &s, &wh, &e);
+		ok(e.write_acc == 0 && e.write_last_len == 1024,
+		   "a Write of two segments: 1024 bytes counted");
+	}
+
+	/* Atomic Request */
+	memset(&h, 0, sizeof(h));
+	h.opcode = SIW_RDMAP_ATOMIC_REQ;
+	h.qn = SIW_QN_RREQ;
+	h.last = true;
+	h.msn = 9;
+	h.atomic.op = SIW_ATOMIC_FETCH_ADD;
+	h.atomic.stag = 0x55;
+	h.atomic.to = 0x1010;
+	snap_init(&s);
+	w.ird = w.irq_size = 4;
+	w.irq_queued = 3;
+	w.mem = good_mem;
+	ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "IM") &&
+	   w.mem_req.kind == SIW_RX_MEM_ATOMIC && w.mem_req.stag == 0x55 &&
+	   w.mem_req.to == 0x1010 && w.mem_req.len == 8,
+	   "atomic request: IRD, then the target (remote atomic, 8 bytes)");
+	end(&w, &s, &h, &e);
+	ok(e.irq_push && e.irq_atomic && e.tx_schedule &&
+	   e.msn[SIW_QN_RREQ] == 10,
+	   "atomic request: queued for its response, Read Request MSN used");
+	w.irq_queued = 4;
+	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_CATASTROPHIC_STREAM,
+	   "atomic request over the IRD it shares with Reads");
+	w.irq_queued = 0;
+	h.atomic.to = 0x1014;
+	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_BASE_BOUNDS,
+	   "atomic request, misaligned: base or bounds");
+	h.atomic.to = 0x1010;
+	w.mem.access = false;
+	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_ACCESS,
+	   "atomic request without remote atomic access: access rights");
+	w.mem = good_mem;
+	h.msn = 8;
+	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_RANGE && !w.asked[0],
+	   "atomic request with the wrong MSN: out of range");
+
+	/* Atomic Response */
+	memset(&h, 0, sizeof(h));
+	h.opcode = SIW_RDMAP_ATOMIC_RESP;
+	h.qn = SIW_QN_ATOMIC_RESP;
+	h.last = true;
+	h.msn = 1;
+	h.atomic_resp.req_id = 12;
+	h.atomic_resp.orig = 0x99;
+	snap_init(&s);
+	s.msn[SIW_QN_ATOMIC_RESP] = 1;
+	w.orq_have = true;
+	w.orq_atomic = true;
+	w.orq_atomic_id = 12;
+	ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "O"),
+	   "atomic response for the oldest request, an atomic");
+	end(&w, &s, &h, &e);
+	ok(e.atomic_complete && e.atomic_orig == 0x99 && e.read_bytes == 8 &&
+	   e.tx_schedule && e.msn[SIW_QN_ATOMIC_RESP] == 2 && w.orq_pop,
+	   "atomic response: the request taken off and completed");
+	w.orq_atomic_id = 13;
+	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OP_UNSPEC,
+	   "atomic response with another identifier: unspecified");
+	w.orq_atomic = false;
+	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OPCODE,
+	   "atomic response while a Read is the oldest: unexpected opcode");
+	w.orq_have = false;
+	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OPCODE,
+	   "atomic response nobody asked for: unexpected opcode");
+	w.orq_have = true;
+	w.orq_atomic = true;
+	h.msn = 2;
+	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_RANGE && !w.asked[0],
+	   "atomic response with the wrong MSN: out of range");
+	{
+		struct siw_hdr rh = { .opcode = SIW_RDMAP_READ_RESP,
+				      .tagged = true, .last = true,
+				      .payload_len = 8 };
+
+		ok(run(&w, s, &rh, &d) == SIW_TERM_RDMAP_OPCODE,
+		   "a Read Response while an atomic is the oldest: unexpected opcode");
+	}
+	w.orq_atomic = false;
+	w.orq_have = false;
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -596,6 +770,7 @@ int main(void)
 	test_end_send();
 	test_end_read();
 	test_end_other();
+	test_rfc7306();
 	printf("1..%u\n", n_tests);
 	return n_failed ? 1 : 0;
 }

@@ -364,7 +364,7 @@ out_reset_qp:
 out_reset:
 	kv_end(kv);
 
-	kv_begin(kv, "post_send: an unknown opcode, an atomic (atomic_cap NONE) and inline data over max_inline_data fail -EINVAL with bad_wr at them; the WR before runs");
+	kv_begin(kv, "post_send: an unknown opcode and inline data over max_inline_data fail -EINVAL, an atomic on a QP that is not connected to a siw peer -EOPNOTSUPP, with bad_wr at them; the WR before runs");
 	err = kv_lone_create(kv, &l, &cap);
 	if (!kv_expect(kv, !err, "creating the QP: %d", err))
 		goto out_opcode;
@@ -382,7 +382,7 @@ out_reset:
 	swr[0].next = NULL;
 	swr[1].next = NULL;
 	swr[1].opcode = IB_WR_SEND;
-	if (kv->dev->attrs.atomic_cap == IB_ATOMIC_NONE) {
+	{
 		struct ib_atomic_wr awr = {
 			.wr = {
 				.wr_cqe = &kv_lone_cqe,
@@ -396,7 +396,7 @@ out_reset:
 
 		sbad = NULL;
 		err = ib_post_send(l.qp, &awr.wr, &sbad);
-		kv_expect(kv, err == -EINVAL && sbad == &awr.wr,
+		kv_expect(kv, err == -EOPNOTSUPP && sbad == &awr.wr,
 			  "compare and swap: post_send returned %d", err);
 	}
 	swr[2].send_flags = IB_SEND_SIGNALED | IB_SEND_INLINE;

@@ -13,20 +13,7 @@
 
 #include "kverbs.h"
 
-#define KV_FRMR_BLOCKS	4
-
-/* A fast-register MR over blocks of 2^order pages, and its SG list. */
-struct kv_frmr {
-	struct ib_mr *mr;
-	struct page *block[KV_FRMR_BLOCKS];
-	struct scatterlist sg[KV_FRMR_BLOCKS];
-	unsigned int nblocks;
-	unsigned int order;
-	bool mapped;
-	size_t len;
-};
-
-static void kv_frmr_free(struct kv_ctx *kv, struct kv_frmr *f)
+void kv_frmr_free(struct kv_ctx *kv, struct kv_frmr *f)
 {
 	unsigned int i;
 
@@ -47,9 +34,9 @@ static void kv_frmr_free(struct kv_ctx *kv, struct kv_frmr *f)
  * first starting first_off bytes into its block, mapped with map_mr_sg at
  * page size PAGE_SIZE << order. Reports what failed.
  */
-static bool kv_frmr_create(struct kv_ctx *kv, struct kv_frmr *f,
-			   unsigned int nblocks, unsigned int order,
-			   size_t first_off, size_t len)
+bool kv_frmr_create(struct kv_ctx *kv, struct kv_frmr *f,
+		    unsigned int nblocks, unsigned int order,
+		    size_t first_off, size_t len)
 {
 	const size_t blk = PAGE_SIZE << order;
 	size_t left = len, off = first_off;
@@ -175,9 +162,8 @@ static bool kv_frmr_fill(struct kv_ctx *kv, struct kv_frmr *f, size_t off,
  * IB_WR_REG_MR of f on side s with access; with new_key, the MR gets the
  * next key (ib_inc_rkey) first. Expects success.
  */
-static bool kv_frmr_reg(struct kv_ctx *kv, struct kv_pair *p,
-			struct kv_side *s, struct kv_frmr *f, int access,
-			bool new_key)
+bool kv_frmr_reg(struct kv_ctx *kv, struct kv_pair *p, struct kv_side *s,
+		 struct kv_frmr *f, int access, bool new_key)
 {
 	const struct ib_send_wr *bad = NULL;
 	struct kv_wr *w = kv_wr_get(p, s);

@@ -10,6 +10,7 @@
 #include <linux/completion.h>
 #include <linux/in.h>
 #include <linux/mutex.h>
+#include <linux/scatterlist.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
@@ -148,8 +149,29 @@ void kv_cases_post_errors(struct kv_ctx *kv);
 void kv_cases_drain(struct kv_ctx *kv);
 void kv_cases_rd_atom(struct kv_ctx *kv);
 
+/* A fast-register MR over blocks of 2^order pages, and its SG list. */
+#define KV_FRMR_BLOCKS	4
+struct kv_frmr {
+	struct ib_mr *mr;
+	struct page *block[KV_FRMR_BLOCKS];
+	struct scatterlist sg[KV_FRMR_BLOCKS];
+	unsigned int nblocks;
+	unsigned int order;
+	bool mapped;
+	size_t len;
+};
+
 /* cases_mr.c */
+bool kv_frmr_create(struct kv_ctx *kv, struct kv_frmr *f,
+		    unsigned int nblocks, unsigned int order,
+		    size_t first_off, size_t len);
+void kv_frmr_free(struct kv_ctx *kv, struct kv_frmr *f);
+bool kv_frmr_reg(struct kv_ctx *kv, struct kv_pair *p, struct kv_side *s,
+		 struct kv_frmr *f, int access, bool new_key);
 void kv_cases_frmr(struct kv_ctx *kv);
 void kv_cases_invalidate(struct kv_ctx *kv);
+
+/* cases_ext.c */
+void kv_cases_rfc7306(struct kv_ctx *kv);
 
 #endif /* SIW_KVERBS_H */

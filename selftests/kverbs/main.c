@@ -155,6 +155,7 @@ static void kv_run(struct kv_ctx *kv)
 	kv_cases_drain(kv);
 	kv_cases_post_errors(kv);
 	kv_cases_rd_atom(kv);
+	kv_cases_rfc7306(kv);
 }
 
 static int __init kv_init(void)
