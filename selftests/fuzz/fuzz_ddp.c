@@ -53,6 +53,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	region_model(data, &view);
 	flags = (data[7] & 1) ? SIW_DDP_STRICT : 0;
+	if (data[7] & 2)
+		flags |= SIW_DDP_EXT;
 	ulpdu_len = data[8] << 8 | data[9];
 	data += 10;
 	size -= 10;
@@ -63,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* The length the receive path reads before checking. */
 	if (size >= 2) {
-		n = siw_ddp_hdr_len(seg[0], seg[1]);
+		n = siw_ddp_hdr_len_flags(seg[0], seg[1], flags);
 		CHECK(n <= SIW_HDR_MAX);
 	}
 	code = siw_ddp_check(seg, size, ulpdu_len, flags, &h);
@@ -75,6 +77,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(h.hdr_len <= size && h.hdr_len <= ulpdu_len);
 		CHECK(h.hdr_len + h.payload_len == ulpdu_len);
 		CHECK(siw_op_info(h.opcode) != NULL);
+		/* RFC 7306's opcodes only where negotiated, as one segment. */
+		if (siw_op_info(h.opcode)->ext)
+			CHECK((flags & SIW_DDP_EXT) && h.last && !h.mo);
+		if (siw_op_info(h.opcode)->exact)
+			CHECK(!h.payload_len);
+		if (h.opcode == SIW_RDMAP_ATOMIC_REQ) {
+			code = siw_check_atomic(&view, &h.atomic);
+			CHECK(code == SIW_TERM_OK || is_term(code));
+			/* Allowed: 8 aligned bytes inside the region. */
+			if (code == SIW_TERM_OK) {
+				CHECK(!(h.atomic.to & 7));
+				CHECK(h.atomic.to >= view.base);
+				CHECK(8 <= view.len - (h.atomic.to - view.base));
+				CHECK(h.atomic.op == SIW_ATOMIC_FETCH_ADD ||
+				      h.atomic.op == SIW_ATOMIC_CMP_SWAP);
+			}
+			/* Full masks: the verbs' compare-and-swap. */
+			if (h.atomic.op == SIW_ATOMIC_CMP_SWAP &&
+			    h.atomic.compare_mask == ~0ULL &&
+			    h.atomic.add_swap_mask == ~0ULL)
+				CHECK(siw_atomic_result(&h.atomic, view.base) ==
+				      (view.base == h.atomic.compare ?
+				       h.atomic.add_swap : view.base));
+			if (h.atomic.op == SIW_ATOMIC_FETCH_ADD &&
+			    !h.atomic.add_swap_mask)
+				CHECK(siw_atomic_result(&h.atomic, view.len) ==
+				      view.len + h.atomic.add_swap);
+		}
 		if (h.tagged) {
 			code = siw_check_tagged(&view, h.to, h.payload_len,
 						SIW_TAG_SINK);

@@ -87,6 +87,8 @@ struct orq_entry {
 	bool local_inv;
 	bool completed;
 	bool sgl;	/* a Read into several SGEs: the receiver places */
+	bool atomic;	/* an RFC 7306 Atomic Request, its identifier: */
+	u32 atomic_id;
 };
 
 /* The QP, as far as the receive path sees it. */
@@ -98,6 +100,7 @@ struct qp {
 	u32 orq_put, orq_get, orq_done;
 	u32 ird, irq_size, irq_put, irq_get;
 	u32 drain_every;
+	bool ext;		/* RFC 7306 negotiated */
 
 	/* As struct siw_rx. */
 	u32 msn[SIW_QN_NUM];
@@ -107,6 +110,9 @@ struct qp {
 	u32 rqe_bytes, sge_idx, sge_off;
 	u8 rtr_await;
 	bool rtr_frame;
+	bool imm_pending;	/* RFC 7306: an immediate for the next Send */
+	u32 imm_pending_val;
+	u32 write_acc, write_last_len;
 	struct region *mem;	/* placement target */
 	u64 to;
 
@@ -214,6 +220,10 @@ static void snap_init(const struct qp *q, struct siw_rx_snap *s)
 		s->rqe_len = rqe_len(&q->rq[q->rqe]);
 	s->rtr_await = q->rtr_await;
 	s->rtr_frame = q->rtr_frame;
+	s->imm_pending = q->imm_pending;
+	s->imm_pending_val = q->imm_pending_val;
+	s->write_acc = q->write_acc;
+	s->write_last_len = q->write_last_len;
 }
 
 /* As siw_rx_take_rqe(). */
@@ -238,11 +248,14 @@ static void fetch_begin(struct qp *q, const struct siw_hdr *h,
 
 	switch (d->need) {
 	case SIW_RX_NEED_ORQ:
-		CHECK(h->opcode == SIW_RDMAP_READ_RESP);
+		CHECK(h->opcode == SIW_RDMAP_READ_RESP ||
+		      h->opcode == SIW_RDMAP_ATOMIC_RESP);
 		s->orq.have = q->orq_get != q->orq_put;
 		if (s->orq.have) {
 			const struct orq_entry *e = &q->orq[q->orq_get];
 
+			s->orq.atomic = e->atomic;
+			s->orq.atomic_id = e->atomic_id;
 			s->orq.sink_stag = e->stag;
 			s->orq.sink_to = e->to;
 			s->orq.len = e->len;
@@ -251,15 +264,18 @@ static void fetch_begin(struct qp *q, const struct siw_hdr *h,
 		}
 		break;
 	case SIW_RX_NEED_IRQ:
-		CHECK(h->opcode == SIW_RDMAP_READ_REQ);
+		CHECK(h->opcode == SIW_RDMAP_READ_REQ ||
+		      h->opcode == SIW_RDMAP_ATOMIC_REQ);
 		s->irq_queued = q->irq_put - q->irq_get;
 		s->ird = q->ird;
 		s->irq_size = q->irq_size;
 		break;
 	case SIW_RX_NEED_RQE:
 		CHECK(!q->have_rqe && h->mo == 0);
-		CHECK(h->opcode >= SIW_RDMAP_SEND &&
-		      h->opcode <= SIW_RDMAP_SEND_SE_INV);
+		CHECK((h->opcode >= SIW_RDMAP_SEND &&
+		       h->opcode <= SIW_RDMAP_SEND_SE_INV) ||
+		      h->opcode == SIW_RDMAP_IMM ||
+		      h->opcode == SIW_RDMAP_IMM_SE);
 		s->rqe_taken = take_rqe(q);
 		if (s->rqe_taken)
 			s->rqe_len = q->rqe_len;
@@ -279,6 +295,10 @@ static void fetch_begin(struct qp *q, const struct siw_hdr *h,
 			break;
 		case SIW_RX_MEM_READ_SOURCE:
 			CHECK(h->opcode == SIW_RDMAP_READ_REQ);
+			view_of(r, true, &s->mem);
+			break;
+		case SIW_RX_MEM_ATOMIC:
+			CHECK(h->opcode == SIW_RDMAP_ATOMIC_REQ);
 			view_of(r, true, &s->mem);
 			break;
 		default:
@@ -320,7 +340,7 @@ static void check_accepted(const struct qp *q, const struct siw_rx_snap *s,
 		      h->payload_len <= v->len - (h->to - v->base));
 		break;
 	case SIW_RDMAP_READ_RESP:
-		CHECK(s->orq.have);
+		CHECK(s->orq.have && !s->orq.atomic);
 		CHECK(s->orq.done <= s->orq.len &&
 		      h->payload_len <= s->orq.len - s->orq.done);
 		if (!h->payload_len)
@@ -364,6 +384,32 @@ static void check_accepted(const struct qp *q, const struct siw_rx_snap *s,
 		break;
 	case SIW_RDMAP_TERMINATE:
 		CHECK(d->place == SIW_RX_PLACE_TERM);
+		break;
+	case SIW_RDMAP_IMM:
+	case SIW_RDMAP_IMM_SE:
+		CHECK(q->ext && d->place == SIW_RX_PLACE_NONE);
+		CHECK(h->msn == s->msn[SIW_QN_SEND] && !s->imm_pending &&
+		      !s->rqe_held);
+		CHECK((u32)h->imm <= SIW_IMM_FOR_WRITE);
+		/* Only the immediate of a Send takes no receive. */
+		CHECK(q->have_rqe == ((u32)h->imm != SIW_IMM_FOR_SEND));
+		break;
+	case SIW_RDMAP_ATOMIC_REQ:
+		CHECK(q->ext && d->place == SIW_RX_PLACE_NONE);
+		CHECK(h->msn == s->msn[SIW_QN_RREQ]);
+		CHECK(s->irq_queued < s->ird && s->irq_queued < s->irq_size);
+		CHECK(v->valid && v->same_pd && v->access);
+		CHECK(!(h->atomic.to & 7) && h->atomic.to >= v->base &&
+		      h->atomic.to - v->base <= v->len &&
+		      8 <= v->len - (h->atomic.to - v->base));
+		CHECK(h->atomic.op == SIW_ATOMIC_FETCH_ADD ||
+		      h->atomic.op == SIW_ATOMIC_CMP_SWAP);
+		break;
+	case SIW_RDMAP_ATOMIC_RESP:
+		CHECK(q->ext && d->place == SIW_RX_PLACE_NONE);
+		CHECK(h->msn == s->msn[SIW_QN_ATOMIC_RESP]);
+		CHECK(s->orq.have && s->orq.atomic &&
+		      s->orq.atomic_id == h->atomic_resp.req_id);
 		break;
 	default:
 		CHECK(0);
@@ -530,6 +576,7 @@ static void fetch_end(struct qp *q, const struct siw_hdr *h,
 	switch (e->need) {
 	case SIW_RX_NEED_ORQ_POP:
 		CHECK(h->opcode == SIW_RDMAP_READ_RESP ||
+		      h->opcode == SIW_RDMAP_ATOMIC_RESP ||
 		      h->opcode == SIW_RDMAP_TERMINATE);
 		q->orq_done += e->orq_add;
 		if (q->orq_get != q->orq_put) {
@@ -541,6 +588,7 @@ static void fetch_end(struct qp *q, const struct siw_hdr *h,
 				break;
 			s->read.popped = true;
 			s->read.rtr = o->rtr;
+			s->read.atomic = o->atomic;
 			s->read.local_inv = o->local_inv;
 			s->read.sink_stag = o->stag;
 			s->read.len = o->len;
@@ -568,6 +616,7 @@ static void check_end(const struct qp *q, const struct siw_rx_snap *s,
 {
 	bool send = h->opcode >= SIW_RDMAP_SEND &&
 		    h->opcode <= SIW_RDMAP_SEND_SE_INV;
+	bool imm = h->opcode == SIW_RDMAP_IMM || h->opcode == SIW_RDMAP_IMM_SE;
 	int i, moved = 0;
 
 	for (i = 0; i < SIW_QN_NUM; i++) {
@@ -583,14 +632,38 @@ static void check_end(const struct qp *q, const struct siw_rx_snap *s,
 		CHECK(e->mo == s->mo + h->payload_len);
 	else
 		CHECK(e->mo == s->mo);
+	if (h->opcode == SIW_RDMAP_WRITE && !s->rtr_frame)
+		CHECK(h->last ? e->write_last_len ==
+				s->write_acc + h->payload_len && !e->write_acc :
+				e->write_acc == s->write_acc + h->payload_len);
 	CHECK(e->rtr_await == s->rtr_await || (s->rtr_frame && !e->rtr_await));
 	CHECK(e->rtr_received == s->rtr_frame);
 	if (e->read_complete)
 		CHECK(s->read.popped && !s->read.rtr);
+	if (e->atomic_complete)
+		CHECK(s->read.popped && s->read.atomic && !e->read_complete &&
+		      h->opcode == SIW_RDMAP_ATOMIC_RESP &&
+		      e->atomic_orig == h->atomic_resp.orig);
+	if (s->read.popped && s->read.atomic &&
+	    h->opcode == SIW_RDMAP_READ_RESP)
+		CHECK(0);
 	if (e->rqe_complete)
-		CHECK(q->have_rqe && send && h->last);
+		CHECK(q->have_rqe && (send || imm) && h->last);
+	/* An immediate goes with exactly one completed receive. */
+	if (e->rqe_imm)
+		CHECK(e->rqe_complete &&
+		      (imm || (send && s->imm_pending &&
+			       e->rqe_imm_val == s->imm_pending_val)));
+	if (send && h->last && s->imm_pending)
+		CHECK(e->rqe_imm && !e->imm_pending);
+	if (e->imm_pending && !s->imm_pending)
+		CHECK(imm && (u32)h->imm == SIW_IMM_FOR_SEND);
+	if (e->rqe_rdma_imm)
+		CHECK(imm && e->rqe_bytes == s->write_last_len);
 	if (e->irq_push)
-		CHECK(h->opcode == SIW_RDMAP_READ_REQ);
+		CHECK(h->opcode == SIW_RDMAP_READ_REQ ||
+		      h->opcode == SIW_RDMAP_ATOMIC_REQ);
+	CHECK(e->irq_atomic == (h->opcode == SIW_RDMAP_ATOMIC_REQ));
 	if (e->code != SIW_TERM_OK)
 		CHECK(e->code == SIW_TERM_RDMAP_PROT_INVALIDATE);
 	if (s->known & SIW_RX_KNOWS(SIW_RX_NEED_INVAL)) {
@@ -636,6 +709,16 @@ static void op_end(void *ctx, struct siw_rx_stream *st)
 	q->mo = e.mo;
 	q->rtr_await = e.rtr_await;
 	q->rtr_frame = false;
+	q->imm_pending = e.imm_pending;
+	q->imm_pending_val = e.imm_pending_val;
+	q->write_acc = e.write_acc;
+	q->write_last_len = e.write_last_len;
+	if (e.atomic_complete) {
+		struct orq_entry *o = &q->orq[q->orq_get - 1];
+
+		CHECK(!o->completed && o->atomic);
+		o->completed = true;
+	}
 	if (e.peer_term)
 		q->peer_term = true;
 	if (e.read_complete) {
@@ -688,7 +771,9 @@ static u32 get32(const u8 *p)
  *  1-18  per region: base (4, shifted left 8; top bit: near 2^64),
  *        length (2, 1..4096 after masking)
  *  19    bits 0-2: receives posted (up to 4); bits 3-4: Reads
- *        outstanding (up to 3); bits 5-7: IRQ slots - 1 (capped to 4)
+ *        outstanding (up to 3); bits 5-6: IRQ slots - 1; bit 7: RFC
+ *        7306 negotiated (then the third outstanding request is an
+ *        Atomic Request, identifier 0x42)
  *  20-27 receive SGE lengths, times 16
  *  28-33 per Read: sink offset (times 16), length (times 64)
  *  34    per Read i: bit i its sink is region 2, bit 3 + i local
@@ -707,9 +792,8 @@ static void setup(struct qp *q, const u8 *c)
 	q->ird = ((c[0] >> 1) & 3) + 1;
 	q->rtr_await = rtr_of[(c[0] >> 3) & 3];
 	q->drain_every = c[0] >> 6;
-	q->irq_size = ((c[19] >> 5) & 7) + 1;
-	if (q->irq_size > 4)
-		q->irq_size = 4;
+	q->irq_size = ((c[19] >> 5) & 3) + 1;
+	q->ext = c[19] & 0x80;
 	for (i = 0; i < NREGION; i++) {
 		struct region *r = &q->r[i];
 		const u8 *rc = c + 1 + 6 * i;
@@ -750,6 +834,11 @@ static void setup(struct qp *q, const u8 *c)
 		o->local_inv = c[34] & (8 << i);
 		o->rtr = i == 0 && (c[34] & 0x40);
 		o->sgl = i == 1 && (c[34] & 0x80);
+		/* With RFC 7306 the last is an Atomic Request. */
+		o->atomic = q->ext && i == NORQ - 1;
+		o->atomic_id = 0x40 + i;
+		if (o->atomic)
+			o->rtr = o->sgl = o->local_inv = false;
 	}
 }
 
@@ -786,6 +875,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	setup(&q, data);
 	siw_rx_stream_reset(&st, data[0] & 1);
+	st.ddp_flags = q.ext ? SIW_DDP_EXT : 0;
 	data += CFG_LEN;
 	size -= CFG_LEN;
 	while (pos < size) {

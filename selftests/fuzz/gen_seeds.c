@@ -46,9 +46,11 @@ static void mpa_seed(struct siw_mpa_info *info, u8 local_a, u8 local_b)
 }
 
 /* fuzz_ddp: region model (8), MPA length (2), the segment. */
-static void ddp_seed(const struct siw_hdr *h, u32 payload, u8 model0)
+static void ddp_seed(const struct siw_hdr *h, u32 payload, u8 model0,
+		     u8 flags)
 {
-	u8 seg[SIW_HDR_MAX + 64], pre[10] = { model0, 1, 0, 0x10, 0, 0, 0, 0 };
+	u8 seg[SIW_HDR_MAX + 64], pre[10] = { model0, 1, 0, 0x10, 0, 0, 0,
+					      flags };
 	u32 hl = siw_hdr_encode(h, seg, sizeof(seg));
 	u32 ulpdu = hl + payload;
 
@@ -165,6 +167,54 @@ static void rx_seed(int crc, const u8 *pieces)
 	h.stag = 0x242;
 	h.to = 0x200000;
 	n += rx_msg(&h, 64, crc, stream + n);
+	n += rx_term(crc, stream + n);
+	put("fuzz_rx", n_rx++, cfg, sizeof(cfg), stream, n);
+}
+
+/*
+ * RFC 7306 negotiated: an immediate and the Send it belongs to, a Write
+ * of two segments and the immediate ending it, an Atomic Request, the
+ * Read Responses of the two Reads outstanding and the Atomic Response of
+ * the third request, an atomic.
+ */
+static void rx_seed_ext(int crc, const u8 *pieces)
+{
+	u8 cfg[RX_CFG_LEN], stream[4096];
+	struct siw_hdr h;
+	u32 n = 0;
+
+	/* IRD 3; 4 receives, 3 requests outstanding, 4 IRQ slots, EXT. */
+	rx_cfg(cfg, (u8)(crc | 2 << 1), 4 | 3 << 3 | 3 << 5 | 0x80, 0, pieces);
+	h = rx_hdr(SIW_RDMAP_IMM, true, SIW_MSN_FIRST, 0);
+	h.imm = siw_imm_word(0x1234, SIW_IMM_FOR_SEND);
+	n += rx_msg(&h, 0, crc, stream + n);
+	h = rx_hdr(SIW_RDMAP_SEND_SE, true, SIW_MSN_FIRST + 1, 0);
+	n += rx_msg(&h, 100, crc, stream + n);
+	h = rx_hdr(SIW_RDMAP_WRITE, false, 0, 0);
+	h.stag = 0x142;
+	h.to = 0x100000;
+	n += rx_msg(&h, 64, crc, stream + n);
+	h.last = true;
+	h.to += 64;
+	n += rx_msg(&h, 36, crc, stream + n);
+	h = rx_hdr(SIW_RDMAP_IMM_SE, true, SIW_MSN_FIRST + 2, 0);
+	h.imm = siw_imm_word(0x5678, SIW_IMM_FOR_WRITE);
+	n += rx_msg(&h, 0, crc, stream + n);
+	h = rx_hdr(SIW_RDMAP_ATOMIC_REQ, true, SIW_MSN_FIRST, 0);
+	h.atomic = (struct siw_atomic_req){ .op = SIW_ATOMIC_FETCH_ADD,
+					    .req_id = 7, .stag = 0x142,
+					    .to = 0x100008, .add_swap = 1 };
+	n += rx_msg(&h, 0, crc, stream + n);
+	h = rx_hdr(SIW_RDMAP_READ_RESP, true, 0, 0);
+	h.stag = 0x242;
+	h.to = 0x200000;
+	n += rx_msg(&h, 64, crc, stream + n);
+	h.to = 0x200080;
+	n += rx_msg(&h, 64, crc, stream + n);
+	h = rx_hdr(SIW_RDMAP_ATOMIC_RESP, true, SIW_MSN_FIRST, 0);
+	h.atomic_resp.req_id = 0x42;
+	h.atomic_resp.orig = 99;
+	n += rx_msg(&h, 0, crc, stream + n);
 	n += rx_term(crc, stream + n);
 	put("fuzz_rx", n_rx++, cfg, sizeof(cfg), stream, n);
 }
@@ -292,23 +342,51 @@ int main(int argc, char **argv)
 	h.last = true;
 	h.stag = 0x100;
 	h.to = 0x1000;
-	ddp_seed(&h, 32, 7);
+	ddp_seed(&h, 32, 7, 0);
 	h.opcode = SIW_RDMAP_READ_RESP;
-	ddp_seed(&h, 16, 7);
+	ddp_seed(&h, 16, 7, 0);
 	memset(&h, 0, sizeof(h));
 	h.opcode = SIW_RDMAP_SEND;
 	h.msn = 1;
-	ddp_seed(&h, 24, 7);
+	ddp_seed(&h, 24, 7, 0);
 	h.last = true;
 	h.opcode = SIW_RDMAP_SEND_SE_INV;
 	h.rsvd_ulp = 0x200;
-	ddp_seed(&h, 0, 7);
+	ddp_seed(&h, 0, 7, 0);
 	memset(&h, 0, sizeof(h));
 	h.opcode = SIW_RDMAP_READ_REQ;
 	h.last = true;
 	h.msn = 1;
 	h.rreq = (struct siw_rreq){ 0x300, 0x2000, 64, 0x100, 0x1000 };
-	ddp_seed(&h, 0, 7);
+	ddp_seed(&h, 0, 7, 0);
+
+	/* RFC 7306's messages, with the flag that lets them in (bit 1). */
+	memset(&h, 0, sizeof(h));
+	h.opcode = SIW_RDMAP_IMM_SE;
+	h.msn = 2;
+	h.imm = siw_imm_word(0xabcd, SIW_IMM_FOR_WRITE);
+	ddp_seed(&h, 0, 7, 2);
+	memset(&h, 0, sizeof(h));
+	h.opcode = SIW_RDMAP_ATOMIC_REQ;
+	h.msn = 2;
+	h.atomic = (struct siw_atomic_req){ .op = SIW_ATOMIC_CMP_SWAP,
+					    .req_id = 1, .stag = 0x100,
+					    .to = 0x1008, .add_swap = 5,
+					    .add_swap_mask = ~0ULL,
+					    .compare = 0x1000,
+					    .compare_mask = ~0ULL };
+	ddp_seed(&h, 0, 7, 2);
+	memset(&h, 0, sizeof(h));
+	h.opcode = SIW_RDMAP_ATOMIC_RESP;
+	h.msn = 1;
+	h.atomic_resp.req_id = 1;
+	h.atomic_resp.orig = 0x1000;
+	ddp_seed(&h, 0, 7, 2);
+	memset(&h, 0, sizeof(h));
+	h.opcode = SIW_RDMAP_READ_REQ;
+	h.last = true;
+	h.msn = 1;
+	h.rreq = (struct siw_rreq){ 0x300, 0x2000, 64, 0x100, 0x1000 };
 
 	/* A Terminate echoing a Read Request's header. */
 	{
@@ -335,6 +413,8 @@ int main(int argc, char **argv)
 	for (rtr = 1; rtr <= 3; rtr++)
 		rx_seed_rtr(rtr == 2, (u8)rtr,
 			    (const u8 *)"\xff\xff\xff\xff\xff\xff\xff");
+	rx_seed_ext(0, (const u8 *)"\xff\xff\xff\xff\xff\xff\xff");
+	rx_seed_ext(1, (const u8 *)"\x03\x1b\x02\x40\x05\x09\x11");
 	printf("gen_seeds: %d fuzz_mpa, %d fuzz_ddp and %d fuzz_rx seeds in %s\n",
 	       n_mpa, n_ddp, n_rx, dir);
 	return 0;
