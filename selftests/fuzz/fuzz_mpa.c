@@ -73,6 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	local.legacy = data[0] & 4;
 	if (local.legacy)
 		flags |= SIW_MPA_PARSE_LEGACY;
+	local.ext = data[0] & 8;
 	data += 3;
 	size -= 3;
 	/* A copy of exactly size bytes: ASan sees any read past the end. */
@@ -117,6 +118,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(again.revision == info.revision &&
 		      again.crc == info.crc && again.markers == info.markers &&
 		      again.enhanced == info.enhanced &&
+		      again.ext == info.ext &&
 		      again.ulp_pd_len == info.ulp_pd_len);
 	}
 
@@ -137,6 +139,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				    &again) == SIW_MPA_OK);
 		if (res.legacy)
 			CHECK(again.legacy && info.legacy);
+		/* RFC 7306 only when both said it; the reply says so. */
+		CHECK(res.ext == (local.ext && info.ext &&
+				  res.revision == SIW_MPA_REV_2));
+		CHECK(again.ext == (res.ext && res.verdict == SIW_MPA_ACCEPT));
 	} else {
 		struct siw_mpa_info req;
 
@@ -145,6 +151,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_result(&local, &res, req.rtr);
 		if (info.markers && !info.reject)
 			CHECK(res.verdict != SIW_MPA_ACCEPT);
+		if (res.ext)
+			CHECK(local.ext && req.ext && info.ext);
 	}
 out:
 	free(frame);
