@@ -80,10 +80,12 @@ fi
 # captures for the host to decode.
 wire_parts=
 if [ -z "$tests" ]; then
-	wire_parts="wire hostile"
+	wire_parts="wire hostile hostile-rfc7306"
 else
 	for t in "${vm_tests[@]}"; do
-		case $t in wire|hostile) wire_parts="$wire_parts $t" ;; esac
+		case $t in
+		wire|hostile|hostile-rfc7306) wire_parts="$wire_parts $t" ;;
+		esac
 	done
 fi
 

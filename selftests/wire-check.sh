@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 #
-# wire-check.sh DIR [wire] [hostile]
+# wire-check.sh DIR [wire] [hostile] [hostile-rfc7306]
 #
-# The host half of the in-VM tests 80-wire.sh and 90-hostile.sh: decodes
+# The host half of the in-VM tests 80-wire.sh, 90-hostile.sh and
+# 91-hostile-rfc7306.sh: decodes
 # the captures they left in DIR (the guest's output share) with tshark's
 # iWARP dissectors and prints TAP. tshark runs here because under
 # emulation it is slow. Without a part named, both are checked.
@@ -37,12 +38,22 @@
 #     (RFC 5040 section 4.8);
 #   - no frame siw sent there is malformed or has an expert error (the
 #     attacker's frames are malformed on purpose).
+#
+# For each capture of 91-hostile-rfc7306.sh (a kernel QP of siw_kverbs.ko
+# on port 19876 that negotiated RFC 7306), hostile-rfc7306[-crc].pcap:
+#   - the Terminates as above;
+#   - tshark decodes the attacker's valid Atomic Requests (opcode 0x0a:
+#     AtomicOp, Request Identifier) and siw's Atomic Responses (0x0b:
+#     Original Request Identifier, Original Remote Data Value) as
+#     expected ("# expect-atomic-response port P id I value V" lines):
+#     an independent reading of RFC 7306's Atomic headers as siw encodes
+#     them. tshark 4.0 does not know Immediate Data (0x8, 0x9).
 # Exit status: 0 when every case passed.
 set -uo pipefail
 
-dir=${1:?usage: wire-check.sh DIR [wire] [hostile]}
+dir=${1:?usage: wire-check.sh DIR [wire] [hostile] [hostile-rfc7306]}
 shift
-parts=${*:-wire hostile}
+parts=${*:-wire hostile hostile-rfc7306}
 # name:C flag expected; the names are the captures 80-wire.sh writes.
 captures="crc-off:0 crc-required:1 gso:1"
 opcodes="0x00:Write 0x01:Read-Request 0x02:Read-Response 0x03:Send 0x07:Terminate"
@@ -231,9 +242,11 @@ for c in $captures; do
 done
 }
 
-# check_hostile NAME: one capture of 90-hostile.sh against its expectations.
+# check_hostile NAME [PORT]: one capture of 90-hostile.sh (or of
+# 91-hostile-rfc7306.sh, siw on PORT) against its expectations.
 check_hostile() {
 	local name=$1 pcap=$dir/$1.pcap expect=$dir/$1.expect got line
+	local sport=${2:-7480}
 	local port layer etype code what want have bad
 
 	if [ ! -s "$pcap" ] || [ ! -s "$expect" ]; then
@@ -246,7 +259,7 @@ check_hostile() {
 	# error type, error code. The dissector has a field per layer for
 	# type and code; the one that is set is the one that counts.
 	if ! got=$("${ts[@]}" -r "$pcap" \
-		-Y 'tcp.srcport == 7480 && iwarp_rdma.opcode == 0x07' \
+		-Y "tcp.srcport == $sport && iwarp_rdma.opcode == 0x07" \
 		-T fields -E separator=, -e tcp.dstport -e iwarp_rdma.term_layer \
 		-e iwarp_rdma.term_etype_rdma -e iwarp_rdma.term_etype_ddp \
 		-e iwarp_rdma.term_etype_llp -e iwarp_rdma.term_errcode_rdma \
@@ -272,7 +285,7 @@ check_hostile() {
 		verdict "$name: $what: tshark decodes siw's Terminate as $want" \
 			"Terminates tshark found on port $port: ${have:-none}" \
 			"$have" = "$want"
-	done < "$expect"
+	done < <(grep '^# expect-terminate ' "$expect")
 	# tshark sizes a Terminate's copy of the offending DDP header by
 	# the error type: 14 bytes (tagged) for type 1, else 18. RFC 5040
 	# copies the segment's own header, so an RDMAP-layer Terminate of
@@ -280,10 +293,53 @@ check_hostile() {
 	# version, say) carries 14 bytes where tshark reads 18 and calls
 	# the frame malformed. Those frames are left out of this verdict;
 	# their control field was checked above.
-	local filter='tcp.srcport == 7480 && (_ws.malformed || _ws.expert.severity == error) && !(iwarp_rdma.opcode == 0x07 && iwarp_rdma.term_layer == 0 && iwarp_rdma.term_etype_rdma != 1)'
+	local filter="tcp.srcport == $sport && (_ws.malformed || _ws.expert.severity == error) && !(iwarp_rdma.opcode == 0x07 && iwarp_rdma.term_layer == 0 && iwarp_rdma.term_etype_rdma != 1)"
 	bad=$(count "$filter")
 	verdict "$name: no frame siw sent is malformed or has an expert error" \
 		"$bad frames (tshark -r $pcap -Y '$filter')" "$bad" = 0
+}
+
+# check_atomics NAME: RFC 7306's Atomic Request and Response as tshark
+# reads them, against "# expect-atomic-response" lines.
+check_atomics() {
+	local name=$1 pcap=$dir/$1.pcap expect=$dir/$1.expect reqs resps line
+	local port id value what have
+
+	[ -s "$pcap" ] && [ -s "$expect" ] || return
+	if ! reqs=$("${ts[@]}" -r "$pcap" \
+		-Y 'tcp.dstport == 19876 && iwarp_rdma.opcode == 0x0a' \
+		-T fields -E separator=, -e tcp.srcport \
+		-e iwarp_rdma.atomic.opcode \
+		-e iwarp_rdma.atomic.request_identifier 2>"$err") ||
+	   ! resps=$("${ts[@]}" -r "$pcap" \
+		-Y 'tcp.srcport == 19876 && iwarp_rdma.opcode == 0x0b' \
+		-T fields -E separator=, -e tcp.dstport \
+		-e iwarp_rdma.atomic.original_request_identifier \
+		-e iwarp_rdma.atomic.original_remote_data_value 2>"$err"); then
+		not_ok "$name: tshark reads the atomics" "$(grep -v 'Running as user' "$err")"
+		return
+	fi
+	while read -r line; do
+		set -- $line
+		# "# expect-atomic-response port P id I value V case MODE... NAME"
+		port=$4 id=$6 value=$8
+		what=${line##* }
+		have=$(echo "$reqs" | while IFS=, read -r p op i; do
+			[ -n "$p" ] && [ "$p" = "$port" ] &&
+				printf '%d/%d ' "$op" "$i"
+		done)
+		verdict "$name: $what: tshark decodes the Atomic Request (identifier $id)" \
+			"Atomic Requests on port $port (op/id): ${have:-none}" \
+			-n "$(echo "$have" | tr ' ' '\n' | grep "/$id\$")"
+		have=$(echo "$resps" | while IFS=, read -r p i v; do
+			[ -n "$p" ] && [ "$p" = "$port" ] &&
+				printf '%d/%d ' "$i" "$v"
+		done)
+		have=${have% }
+		verdict "$name: $what: tshark decodes siw's Atomic Response as identifier $id, value $value" \
+			"Atomic Responses on port $port (id/value): ${have:-none}" \
+			"$have" = "$id/$value"
+	done < <(grep '^# expect-atomic-response ' "$expect")
 }
 
 for part in $parts; do
@@ -295,7 +351,13 @@ for part in $parts; do
 			check_hostile "$name"
 		done
 		;;
-	*) not_ok "part $part is known" "wire-check.sh: unknown part '$part' (wire, hostile)" ;;
+	hostile-rfc7306)
+		for name in hostile-rfc7306 hostile-rfc7306-crc; do
+			check_hostile "$name" 19876
+			check_atomics "$name"
+		done
+		;;
+	*) not_ok "part $part is known" "wire-check.sh: unknown part '$part' (wire, hostile, hostile-rfc7306)" ;;
 	esac
 done
 echo "1..$n"

@@ -8,7 +8,8 @@
  * (siw/proto.h), compiled into this program.
  *
  *   siw_hostile -a ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [-c] [-1]
- *               [-p RTR [-n]] [CASE...]
+ *               [-p RTR [-n]] [-e] [CASE...]
+ *   siw_hostile -a ADDR -k PORT [-C CLIENT_NETNS] [-c] [CASE...]
  *
  * -c asks for MPA CRC, -1 speaks MPA revision 1, -p asks for peer-to-peer
  * mode with one RTR type (the server's device must allow it) and sends
@@ -20,6 +21,16 @@
  * the layer/type/code RFC 5040/5041/5044 assign; the server's QP reports
  * the async event; its posted receives complete in error or flushed; no
  * guard byte changed; the server sees the connection end.
+ *
+ * -e asks for RFC 7306 in the MPA request too: the server's QP is a user
+ * QP, for which siw never negotiates it, so the reply must say no and
+ * the same cases hold. -k runs the RFC 7306 cases instead, against a
+ * kernel QP of selftests/kverbs/siw_kverbs.ko loaded with victim=1 at
+ * ADDR:PORT (a kernel QP negotiates it): valid atomics and immediates,
+ * and malformed ones, each on a connection of its own. The victim
+ * announces its memory in a Send; what it saw is in its kernel log
+ * ("# victim N: ..."), and this prints, per case, what it must show
+ * ("# expect-victim N ...").
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -53,6 +64,8 @@ static const char *server_ns, *client_ns, *server_addr;
 static int home_ns = -1, use_crc, case_num, case_failed;
 /* MPA mode of the attacker: revision, p2p RTR types offered, RTR sent. */
 static int mpa_rev = 2, p2p_rtr, skip_rtr;
+/* RFC 7306: asked for (-e); the kernel victim's port (-k). */
+static int ask_ext, victim_port;
 
 static void tap(int ok, const char *fmt, ...)
 {
@@ -105,6 +118,12 @@ struct target {
 	u8 rtr;			/* p2p: the RTR type the server chose */
 	u32 send_msn;		/* the next MSN on queue 0 and queue 1 */
 	u32 rreq_msn;
+	/* -k: the kernel victim's announcement (victim.c). */
+	uint32_t grkey;		/* global rkey: no remote atomic access */
+	uint64_t gaddr;		/* the target page under it */
+	uint32_t len;		/* of the MR at addr */
+	uint32_t off;		/* of the 8-byte target in both */
+	uint64_t start;		/* the target's first value */
 };
 
 static int get_addr(struct sockaddr_storage *ss, socklen_t *len)
@@ -112,7 +131,7 @@ static int get_addr(struct sockaddr_storage *ss, socklen_t *len)
 	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST }, *res;
 	char port[8];
 
-	snprintf(port, sizeof(port), "%d", PORT);
+	snprintf(port, sizeof(port), "%d", victim_port ? victim_port : PORT);
 	if (getaddrinfo(server_addr, port, &hints, &res))
 		return -1;
 	memcpy(ss, res->ai_addr, res->ai_addrlen);
@@ -313,6 +332,7 @@ static int attacker_connect(struct server *s, struct target *t)
 	local.revision = mpa_rev == 1 ? SIW_MPA_REV_1 : SIW_MPA_REV_2;
 	local.p2p = p2p_rtr != 0;
 	local.rtr_types = p2p_rtr;
+	local.ext = ask_ext;
 	if (get_addr(&ss, &len) || enter_ns(client_ns))
 		return -1;
 	t->sock = socket(ss.ss_family, SOCK_STREAM, 0);
@@ -340,6 +360,11 @@ static int attacker_connect(struct server *s, struct target *t)
 	siw_mpa_check_reply(&local, &rep, &res);
 	if (res.verdict != SIW_MPA_ACCEPT)
 		return -1;
+	/* siw never negotiates RFC 7306 for a user QP. */
+	if (res.ext) {
+		fprintf(stderr, "# the user QP's reply granted RFC 7306\n");
+		return -1;
+	}
 	t->crc = rep.crc;
 	t->rtr = res.p2p ? res.rtr : 0;
 	t->send_msn = SIW_MSN_FIRST;
@@ -565,7 +590,38 @@ static size_t c_rdmap_version(const struct target *t, unsigned char *out)
 
 static size_t c_reserved_opcode(const struct target *t, unsigned char *out)
 {
-	return patched(t, out, 1, (unsigned char)~SIW_RDMAP_OPCODE_MASK, 0x9);
+	return patched(t, out, 1, (unsigned char)~SIW_RDMAP_OPCODE_MASK, 0xc);
+}
+
+/*
+ * RFC 7306's messages, well formed, to a connection that did not
+ * negotiate them: unexpected opcodes; QN 3 is not a queue there.
+ */
+static size_t c_imm_unasked(const struct target *t, unsigned char *out)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_IMM, .msn = t->send_msn,
+			     .imm = siw_imm_word(0x1234, SIW_IMM_PLAIN) };
+
+	return fpdu(t, &h, NULL, 0, out, 0);
+}
+
+static size_t c_atomic_unasked(const struct target *t, unsigned char *out)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_ATOMIC_REQ,
+			     .msn = t->rreq_msn };
+
+	h.atomic = (struct siw_atomic_req){ .op = SIW_ATOMIC_FETCH_ADD,
+					    .stag = t->rkey, .to = t->addr,
+					    .add_swap = 1 };
+	return fpdu(t, &h, NULL, 0, out, 0);
+}
+
+static size_t c_atomic_resp_unasked(const struct target *t,
+				    unsigned char *out)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_ATOMIC_RESP, .msn = 1 };
+
+	return fpdu(t, &h, NULL, 0, out, 0);
 }
 
 static size_t c_write_stale_stag(const struct target *t, unsigned char *out)
@@ -732,6 +788,10 @@ static const struct hostile_case cases[] = {
 	     c_read_req_too_long),
 	TERM("reads-past-ird", SIW_TERM_RDMAP_CATASTROPHIC_STREAM,
 	     c_reads_past_ird),
+	TERM("immediate-not-negotiated", SIW_TERM_RDMAP_OPCODE, c_imm_unasked),
+	TERM("atomic-not-negotiated", SIW_TERM_RDMAP_OPCODE, c_atomic_unasked),
+	TERM("atomic-response-not-negotiated", SIW_TERM_DDP_UT_INVALID_QN,
+	     c_atomic_resp_unasked),
 	QUIET("truncated-then-close", c_truncated, 0, 0),
 	{ .name = "reset-mid-frame", .build = c_truncated, .reset = 1 },
 	QUIET("valid-write-drip", c_valid_write, 1, 1),
@@ -959,26 +1019,405 @@ out:
 	server_destroy(&s);
 }
 
+/*
+ * -k: the kernel victim. Connect, ask for RFC 7306 (and CRC with -c),
+ * and read the victim's announcement: its first FPDU, a Send.
+ */
+static int victim_connect(struct target *t)
+{
+	struct sockaddr_storage ss;
+	struct timeval tv = { .tv_sec = 5 };
+	struct siw_mpa_params local = { .revision = SIW_MPA_REV_2,
+					.ird = 4, .ord = 4, .max_ird = 4,
+					.ext = true };
+	unsigned char frame[SIW_MPA_RR_MAX], *b = frame;
+	struct siw_mpa_info req, rep;
+	struct siw_mpa_result res;
+	struct siw_hdr h;
+	socklen_t len;
+	size_t n;
+	int one = 1;
+	uint32_t ulpdu;
+
+	local.crc = use_crc ? SIW_MPA_CRC_REQUIRED : SIW_MPA_CRC_OFF;
+	if (get_addr(&ss, &len) || enter_ns(client_ns))
+		return -1;
+	t->sock = socket(ss.ss_family, SOCK_STREAM, 0);
+	enter_ns(NULL);
+	if (t->sock < 0)
+		return -1;
+	setsockopt(t->sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(t->sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (connect(t->sock, (struct sockaddr *)&ss, len))
+		return -1;
+	siw_mpa_request_init(&local, &req);
+	if (siw_mpa_build(&req, frame, sizeof(frame), &n) != SIW_MPA_OK ||
+	    write_all(t->sock, frame, n) ||
+	    read_all(t->sock, frame, SIW_MPA_RR_HDR_LEN) ||
+	    siw_mpa_parse_hdr(frame, SIW_MPA_RR_HDR_LEN, SIW_MPA_REPLY, 0,
+			      &rep) != SIW_MPA_OK ||
+	    read_all(t->sock, frame + SIW_MPA_RR_HDR_LEN,
+		     rep.frame_len - SIW_MPA_RR_HDR_LEN) ||
+	    siw_mpa_parse(frame, rep.frame_len, SIW_MPA_REPLY, 0, &rep) !=
+	    SIW_MPA_OK)
+		return -1;
+	siw_mpa_check_reply(&local, &rep, &res);
+	if (res.verdict != SIW_MPA_ACCEPT || !res.ext) {
+		fprintf(stderr, "# the kernel QP did not negotiate RFC 7306\n");
+		return -1;
+	}
+	t->crc = res.crc;
+	t->send_msn = SIW_MSN_FIRST;
+	t->rreq_msn = SIW_MSN_FIRST;
+	/* The announcement: one Send of 40 bytes (victim.c). */
+	if (read_all(t->sock, frame, 2))
+		return -1;
+	ulpdu = siw_get_be16(frame);
+	if (ulpdu != SIW_UNTAGGED_HDR_LEN + 40 ||
+	    read_all(t->sock, frame + 2,
+		     ulpdu + siw_mpa_pad(ulpdu) + SIW_MPA_CRC_LEN) ||
+	    siw_ddp_check(frame + 2, ulpdu, ulpdu, SIW_DDP_EXT, &h) !=
+	    SIW_TERM_OK || h.opcode != SIW_RDMAP_SEND) {
+		fprintf(stderr, "# no announcement from the victim\n");
+		return -1;
+	}
+	b = frame + 2 + SIW_UNTAGGED_HDR_LEN;
+	t->rkey = siw_get_be32(b);
+	t->addr = (uint64_t)siw_get_be32(b + 4) << 32 | siw_get_be32(b + 8);
+	t->len = siw_get_be32(b + 12);
+	t->grkey = siw_get_be32(b + 16);
+	t->gaddr = (uint64_t)siw_get_be32(b + 20) << 32 |
+		   siw_get_be32(b + 24);
+	t->off = siw_get_be32(b + 28);
+	t->start = (uint64_t)siw_get_be32(b + 32) << 32 |
+		   siw_get_be32(b + 36);
+	return 0;
+}
+
+/* An Atomic Request of op on 8 bytes at to of stag. */
+static size_t atomic_frame(const struct target *t, u32 msn, u8 op, u32 stag,
+			   u64 to, u64 add_swap, u64 compare, u32 id,
+			   unsigned char *out)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_ATOMIC_REQ, .msn = msn };
+
+	h.atomic = (struct siw_atomic_req){ .op = op, .req_id = id,
+					    .stag = stag, .to = to,
+					    .add_swap = add_swap,
+					    .add_swap_mask =
+						op == SIW_ATOMIC_FETCH_ADD ?
+						0 : ~0ULL,
+					    .compare = compare,
+					    .compare_mask = ~0ULL };
+	return fpdu(t, &h, NULL, 0, out, 0);
+}
+
+static size_t imm_frame(const struct target *t, u32 msn, u32 imm, u32 desc,
+			unsigned char *out)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_IMM, .msn = msn,
+			     .imm = siw_imm_word(imm, desc) };
+
+	return fpdu(t, &h, NULL, 0, out, 0);
+}
+
+static size_t k_fetch_add(const struct target *t, unsigned char *out)
+{
+	return atomic_frame(t, t->rreq_msn, SIW_ATOMIC_FETCH_ADD, t->rkey,
+			    t->addr + t->off, 5, 0, 0x51, out);
+}
+
+static size_t k_cmp_swap(const struct target *t, unsigned char *out)
+{
+	return atomic_frame(t, t->rreq_msn, SIW_ATOMIC_CMP_SWAP, t->rkey,
+			    t->addr + t->off, 0xfeed, t->start, 0x52, out);
+}
+
+static size_t k_cmp_swap_unequal(const struct target *t, unsigned char *out)
+{
+	return atomic_frame(t, t->rreq_msn, SIW_ATOMIC_CMP_SWAP, t->rkey,
+			    t->addr + t->off, 0xfeed, t->start + 1, 0x53,
+			    out);
+}
+
+/* A Write of DATA_LEN bytes, then the immediate that ends it. */
+static size_t k_write_imm(const struct target *t, unsigned char *out)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_WRITE, .last = true,
+			     .stag = t->rkey, .to = t->addr + 256 };
+	unsigned char data[DATA_LEN];
+	size_t n;
+
+	memset(data, DATA_BYTE, sizeof(data));
+	n = fpdu(t, &h, data, sizeof(data), out, 0);
+	return n + imm_frame(t, t->send_msn, 0xbeef, SIW_IMM_FOR_WRITE,
+			     out + n);
+}
+
+static size_t k_misaligned(const struct target *t, unsigned char *out)
+{
+	return atomic_frame(t, t->rreq_msn, SIW_ATOMIC_FETCH_ADD, t->rkey,
+			    t->addr + t->off + 4, 1, 0, 1, out);
+}
+
+static size_t k_unknown_op(const struct target *t, unsigned char *out)
+{
+	return atomic_frame(t, t->rreq_msn, 1, t->rkey, t->addr + t->off, 1, 0,
+			    1, out);
+}
+
+static size_t k_bad_stag(const struct target *t, unsigned char *out)
+{
+	return atomic_frame(t, t->rreq_msn, SIW_ATOMIC_FETCH_ADD,
+			    t->rkey ^ 0xffffff00, t->addr + t->off, 1, 0, 1,
+			    out);
+}
+
+static size_t k_no_atomic_access(const struct target *t, unsigned char *out)
+{
+	return atomic_frame(t, t->rreq_msn, SIW_ATOMIC_FETCH_ADD, t->grkey,
+			    t->gaddr + t->off, 1, 0, 1, out);
+}
+
+static size_t k_past_end(const struct target *t, unsigned char *out)
+{
+	return atomic_frame(t, t->rreq_msn, SIW_ATOMIC_FETCH_ADD, t->rkey,
+			    t->addr + t->len, 1, 0, 1, out);
+}
+
+static size_t k_atomic_too_long(const struct target *t, unsigned char *out)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_ATOMIC_REQ,
+			     .msn = t->rreq_msn };
+	unsigned char extra[8] = { 0 };
+
+	h.atomic = (struct siw_atomic_req){ .op = SIW_ATOMIC_FETCH_ADD,
+					    .stag = t->rkey,
+					    .to = t->addr + t->off };
+	return fpdu(t, &h, extra, sizeof(extra), out, 0);
+}
+
+/* Adding 0 past the IRD (4): the target keeps its value. */
+static size_t k_past_ird(const struct target *t, unsigned char *out)
+{
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < READ_BURST; i++)
+		n += atomic_frame(t, t->rreq_msn + i, SIW_ATOMIC_FETCH_ADD,
+				  t->rkey, t->addr + t->off, 0, 0, i, out + n);
+	return n;
+}
+
+static size_t k_resp_unasked(const struct target *t, unsigned char *out)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_ATOMIC_RESP, .msn = 1 };
+
+	return fpdu(t, &h, NULL, 0, out, 0);
+}
+
+static size_t k_imm_unknown(const struct target *t, unsigned char *out)
+{
+	return imm_frame(t, t->send_msn, 1, 7, out);
+}
+
+static size_t k_imm_twice(const struct target *t, unsigned char *out)
+{
+	size_t n = imm_frame(t, t->send_msn, 1, SIW_IMM_FOR_SEND, out);
+
+	return n + imm_frame(t, t->send_msn + 1, 2, SIW_IMM_FOR_SEND, out + n);
+}
+
+/* One more immediate than the victim posted receives (4). */
+static size_t k_imm_no_receive(const struct target *t, unsigned char *out)
+{
+	size_t n = 0;
+	u32 i;
+
+	for (i = 0; i < NRECV + 1; i++)
+		n += imm_frame(t, t->send_msn + i, i, SIW_IMM_PLAIN, out + n);
+	return n;
+}
+
+static size_t k_imm_too_long(const struct target *t, unsigned char *out)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_IMM, .msn = t->send_msn };
+	unsigned char extra[4] = { 0 };
+
+	return fpdu(t, &h, extra, sizeof(extra), out, 0);
+}
+
+/*
+ * A case against the victim: its frames, the Terminate they draw (or
+ * none), for a valid atomic the Atomic Response's identifier and value,
+ * and what the victim's target holds afterwards (relative to its start).
+ */
+struct victim_case {
+	const char *name;
+	enum siw_term_code want;
+	size_t (*build)(const struct target *t, unsigned char *out);
+	u32 resp_id;		/* an Atomic Response with it, or 0 */
+	int64_t target;		/* the target's value minus start; or: */
+	uint64_t target_abs;	/* ... this value, if set */
+};
+
+#define KTERM(n, code, fn)	{ .name = n, .want = code, .build = fn }
+
+static const struct victim_case kcases[] = {
+	{ .name = "atomic-fetch-add", .build = k_fetch_add, .resp_id = 0x51,
+	  .target = 5 },
+	{ .name = "atomic-cmp-swap", .build = k_cmp_swap, .resp_id = 0x52,
+	  .target_abs = 0xfeed },
+	{ .name = "atomic-cmp-swap-unequal", .build = k_cmp_swap_unequal,
+	  .resp_id = 0x53 },
+	{ .name = "immediate-after-write", .build = k_write_imm },
+	KTERM("atomic-misaligned", SIW_TERM_RDMAP_BASE_BOUNDS, k_misaligned),
+	KTERM("atomic-unknown-operation", SIW_TERM_RDMAP_OPCODE, k_unknown_op),
+	KTERM("atomic-bad-stag", SIW_TERM_RDMAP_INVALID_STAG, k_bad_stag),
+	KTERM("atomic-without-atomic-access", SIW_TERM_RDMAP_ACCESS,
+	      k_no_atomic_access),
+	KTERM("atomic-past-end", SIW_TERM_RDMAP_BASE_BOUNDS, k_past_end),
+	KTERM("atomic-request-too-long", SIW_TERM_DDP_UT_TOO_LONG,
+	      k_atomic_too_long),
+	KTERM("atomics-past-ird", SIW_TERM_RDMAP_CATASTROPHIC_STREAM,
+	      k_past_ird),
+	KTERM("atomic-response-unasked", SIW_TERM_RDMAP_OPCODE, k_resp_unasked),
+	KTERM("immediate-unknown-kind", SIW_TERM_RDMAP_OP_UNSPEC,
+	      k_imm_unknown),
+	KTERM("immediate-twice-for-one-send", SIW_TERM_RDMAP_OPCODE,
+	      k_imm_twice),
+	KTERM("immediate-without-receive", SIW_TERM_DDP_UT_MSN_NO_BUF,
+	      k_imm_no_receive),
+	KTERM("immediate-too-long", SIW_TERM_DDP_UT_TOO_LONG, k_imm_too_long),
+};
+
+#define NKCASES (int)(sizeof(kcases) / sizeof(kcases[0]))
+
+/*
+ * Reads the victim's FPDUs until the connection ends: the first
+ * Terminate's code, and whether an Atomic Response with id came, with
+ * which value.
+ */
+static enum siw_term_code read_victim(const struct target *t, u32 id,
+				      int *resp, uint64_t *orig)
+{
+	static unsigned char buf[2 + 65535 + 7];
+	enum siw_term_code code = SIW_TERM_OK;
+
+	*resp = 0;
+	for (;;) {
+		struct siw_term_msg msg;
+		struct siw_hdr h;
+		uint32_t ulpdu;
+
+		if (read_all(t->sock, buf, 2))
+			return code;
+		ulpdu = siw_get_be16(buf);
+		if (read_all(t->sock, buf + 2,
+			     ulpdu + siw_mpa_pad(ulpdu) + SIW_MPA_CRC_LEN))
+			return code;
+		if (siw_ddp_check(buf + 2, ulpdu, ulpdu, SIW_DDP_EXT, &h) !=
+		    SIW_TERM_OK)
+			continue;
+		if (h.opcode == SIW_RDMAP_ATOMIC_RESP &&
+		    h.atomic_resp.req_id == id) {
+			*resp = 1;
+			*orig = h.atomic_resp.orig;
+		}
+		if (code == SIW_TERM_OK && h.opcode == SIW_RDMAP_TERMINATE &&
+		    siw_term_decode(buf + 2 + SIW_UNTAGGED_HDR_LEN,
+				    ulpdu - SIW_UNTAGGED_HDR_LEN, &msg))
+			code = msg.code;
+	}
+}
+
+static void run_victim_case(const struct victim_case *c, int conn)
+{
+	static unsigned char frame[2 + 65535 + 7];
+	const char *mode = use_crc ? "rfc7306 crc" : "rfc7306 no-crc";
+	struct target t = { .sock = -1 };
+	enum siw_term_code got;
+	uint64_t orig = 0, want;
+	int resp;
+	size_t n;
+
+	if (victim_connect(&t)) {
+		tap(0, "%s %s: connect, MPA exchange with RFC 7306, the victim's announcement",
+		    mode, c->name);
+		printf("# expect-victim %d none\n", conn);
+		goto out;
+	}
+	n = c->build(&t, frame);
+	if (write_all(t.sock, frame, n)) {
+		tap(0, "%s %s: send", mode, c->name);
+		goto out;
+	}
+	if (!c->want) {
+		usleep(200000);
+		shutdown(t.sock, SHUT_WR);
+	}
+	got = read_victim(&t, c->resp_id, &resp, &orig);
+	if (c->want) {
+		struct hostile_case hc = { .name = c->name, .want = c->want };
+
+		print_expectation(&t, &hc, mode);
+	}
+	tap(got == c->want, "%s %s: %s%s (got %s)", mode, c->name,
+	    c->want ? "Terminate " : "no Terminate",
+	    c->want ? siw_term_name(c->want) : "",
+	    got ? siw_term_name(got) : "none");
+	if (c->resp_id) {
+		struct sockaddr_storage ss;
+		socklen_t len = sizeof(ss);
+
+		/* For the host's decode of the capture (wire-check.sh). */
+		if (!getsockname(t.sock, (struct sockaddr *)&ss, &len))
+			printf("# expect-atomic-response port %u id %u value %llu case %s %s\n",
+			       ntohs(ss.ss_family == AF_INET6 ?
+				     ((struct sockaddr_in6 *)&ss)->sin6_port :
+				     ((struct sockaddr_in *)&ss)->sin_port),
+			       c->resp_id, (unsigned long long)t.start, mode,
+			       c->name);
+		tap(resp && orig == t.start,
+		    "%s %s: an Atomic Response with its identifier and the value before (%s, 0x%llx)",
+		    mode, c->name, resp ? "came" : "none",
+		    (unsigned long long)orig);
+	}
+	want = c->target_abs ? c->target_abs : t.start + c->target;
+	printf("# expect-victim %d target 0x%llx fatal %d case %s\n", conn,
+	       (unsigned long long)want, c->want ? 1 : 0, c->name);
+	fflush(stdout);
+out:
+	if (t.sock >= 0)
+		close(t.sock);
+}
+
 static void usage(const char *prog)
 {
 	int i;
 
-	fprintf(stderr, "usage: %s -a SERVER_ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [-c] [-1] [-p RTR [-n]] [CASE...]\n"
+	fprintf(stderr, "usage: %s -a SERVER_ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [-c] [-1] [-p RTR [-n]] [-e] [CASE...]\n"
+		"       %s -a SERVER_ADDR -k PORT [-C CLIENT_NETNS] [-c] [CASE...]\n"
 		"  -c      ask for MPA CRC\n"
 		"  -1      speak MPA revision 1\n"
 		"  -p RTR  peer-to-peer mode offering RTR type 1 (Send), 2 (Write) or 4 (Read)\n"
 		"  -n      ... but send a first frame that is not the RTR\n"
-		"cases:", prog);
+		"  -e      ask for RFC 7306 too (a user QP's server must refuse it)\n"
+		"  -k PORT the RFC 7306 cases against siw_kverbs.ko victim=1 at PORT\n"
+		"cases:", prog, prog);
 	for (i = 0; i < NCASES; i++)
 		fprintf(stderr, " %s", cases[i].name);
-	fprintf(stderr, " garbage-request\n");
+	fprintf(stderr, " garbage-request\n-k cases:");
+	for (i = 0; i < NKCASES; i++)
+		fprintf(stderr, " %s", kcases[i].name);
+	fprintf(stderr, "\n");
 }
 
 int main(int argc, char **argv)
 {
 	int opt, i, a;
 
-	while ((opt = getopt(argc, argv, "a:S:C:c1p:nh")) != -1) {
+	while ((opt = getopt(argc, argv, "a:S:C:c1p:nek:h")) != -1) {
 		switch (opt) {
 		case 'a':
 			server_addr = optarg;
@@ -1006,14 +1445,50 @@ int main(int argc, char **argv)
 		case 'n':
 			skip_rtr = 1;
 			break;
+		case 'e':
+			ask_ext = 1;
+			break;
+		case 'k':
+			victim_port = atoi(optarg);
+			if (victim_port <= 0 || victim_port > 65535) {
+				usage(argv[0]);
+				return 2;
+			}
+			break;
 		default:
 			usage(argv[0]);
 			return 2;
 		}
 	}
-	if (!server_addr) {
+	if (!server_addr ||
+	    (victim_port && (mpa_rev != 2 || p2p_rtr || ask_ext || server_ns))) {
 		usage(argv[0]);
 		return 2;
+	}
+	if (victim_port) {
+		int conn = 0;
+
+		for (a = optind; a < argc; a++) {
+			for (i = 0; i < NKCASES; i++)
+				if (!strcmp(argv[a], kcases[i].name))
+					break;
+			if (i == NKCASES) {
+				fprintf(stderr, "unknown case '%s'\n", argv[a]);
+				usage(argv[0]);
+				return 2;
+			}
+		}
+		printf("TAP version 13\n");
+		for (i = 0; i < NKCASES; i++) {
+			int want = optind == argc;
+
+			for (a = optind; a < argc; a++)
+				want |= !strcmp(argv[a], kcases[i].name);
+			if (want)
+				run_victim_case(&kcases[i], conn++);
+		}
+		printf("1..%d\n", case_num);
+		return case_failed ? 1 : 0;
 	}
 	for (a = optind; a < argc; a++) {
 		for (i = 0; i < NCASES; i++)

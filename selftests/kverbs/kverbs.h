@@ -174,4 +174,8 @@ void kv_cases_invalidate(struct kv_ctx *kv);
 /* cases_ext.c */
 void kv_cases_rfc7306(struct kv_ctx *kv);
 
+/* victim.c */
+int kv_victim_start(struct kv_ctx *kv);
+void kv_victim_stop(struct kv_ctx *kv);
+
 #endif /* SIW_KVERBS_H */

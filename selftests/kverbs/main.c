@@ -36,6 +36,12 @@ static ushort port = 19875;
 module_param(port, ushort, 0444);
 MODULE_PARM_DESC(port, "TCP port the test listens on");
 
+static bool victim;
+module_param(victim, bool, 0444);
+MODULE_PARM_DESC(victim, "serve kernel QPs to userspace/siw_hostile -k instead of running the cases (victim.c)");
+
+static struct kv_ctx *victim_kv;
+
 static int passed;
 module_param(passed, int, 0444);
 MODULE_PARM_DESC(passed, "cases passed in the run at load time");
@@ -106,7 +112,7 @@ static int kv_setup(struct kv_ctx *kv)
 		pr_err("setup: addr=%s is no IPv4 address\n", addr);
 		return -EINVAL;
 	}
-	err = kv_listen(kv);
+	err = victim ? kv_victim_start(kv) : kv_listen(kv);
 	if (err)
 		return err;
 	kv->dev = kv->listen_id->device;
@@ -173,6 +179,10 @@ static int __init kv_init(void)
 		err = -ENODEV;
 		goto out_free;
 	}
+	if (victim) {
+		victim_kv = kv;
+		return 0;
+	}
 	kv_run(kv);
 	kv_teardown(kv);
 
@@ -188,6 +198,11 @@ out_free:
 
 static void __exit kv_exit(void)
 {
+	if (!victim_kv)
+		return;
+	kv_victim_stop(victim_kv);
+	ib_dealloc_pd(victim_kv->pd);
+	kfree(victim_kv);
 }
 
 module_init(kv_init);
