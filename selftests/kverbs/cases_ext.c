@@ -6,6 +6,8 @@
  * memory they change checked; atomics from two connections at once on one
  * target; an atomic refused by the target's access rights.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/slab.h>
 #include <linux/sort.h>
 

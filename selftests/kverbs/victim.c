@@ -15,6 +15,8 @@
  * connection, the QP's async events and the target's value, for the test
  * to compare with what the peer expected.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/slab.h>
 
 #include "kverbs.h"
