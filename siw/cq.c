@@ -162,8 +162,8 @@ int siw_cq_add(struct siw_cq *cq, const struct siw_cqe *src, bool solicited)
 	cqe->opcode = src->opcode;
 	cqe->status = src->status;
 	cqe->bytes = src->bytes;
-	cqe->imm_data = 0;
-	cqe->inval_stag = src->inval_stag;
+	/* The union whole: imm_data, or inval_stag in its first bytes. */
+	cqe->imm_data = src->imm_data;
 	if (cq->user)
 		cqe->qp_id = src->qp_id;
 	else

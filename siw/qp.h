@@ -57,7 +57,8 @@ struct siw_orq_entry {
 	struct siw_sqe sqe;
 	u32 sq_pos;
 	u8 kind;		/* enum siw_orq_kind */
-	u32 atomic_id;		/* SIW_ORQ_ATOMIC: the Request Identifier */
+	u32 atomic_id;		/* SIW_ORQ_ATOMIC: the Request Identifier, */
+	u32 sq_epoch;		/* ... and qp->sq_epoch when it was sent */
 };
 
 /* Per send queue slot, kernel-private: may it complete, and how. */
@@ -146,9 +147,13 @@ struct siw_rx {
 	/* RFC 7306: an immediate waiting for its Send (SIW_IMM_FOR_SEND). */
 	bool imm_pending;
 	u32 imm_pending_val;
-	/* Bytes of the RDMA Write message arriving, and of the last one. */
+	/*
+	 * Bytes of the RDMA Write message arriving, and of the last one;
+	 * whether the last FPDU ended one (SIW_IMM_FOR_WRITE needs it).
+	 */
 	u32 write_acc;
 	u32 write_last_len;
+	bool write_ended;
 };
 
 struct siw_cq {

@@ -179,13 +179,15 @@ static void siw_rx_complete_rqe(struct siw_qp *qp, u32 inval,
  * then the request completes; a buffer that cannot take it fails the
  * request and the QP.
  */
-static void siw_rx_atomic_done(struct siw_qp *qp, u32 pos,
+static void siw_rx_atomic_done(struct siw_qp *qp, u32 pos, u32 epoch,
 			       const struct siw_sge *res, u64 orig)
 {
 	enum siw_wc_status status = SIW_WC_SUCCESS;
+	struct siw_mem_seg seg[2];
 	const u8 *src = (const u8 *)&orig;
+	unsigned long flags;
 	struct siw_mem *mem;
-	u32 done = 0;
+	u32 done = 0, n = 0, i;
 
 	mem = siw_mem_get_local(qp->sdev, qp->user, res->lkey);
 	if (!mem || res->length < SIW_ATOMIC_LEN ||
@@ -194,16 +196,25 @@ static void siw_rx_atomic_done(struct siw_qp *qp, u32 pos,
 		status = SIW_WC_LOC_PROT_ERR;
 	/* The buffer need not be aligned: it may cross a page. */
 	while (status == SIW_WC_SUCCESS && done < SIW_ATOMIC_LEN) {
-		struct siw_mem_seg seg;
-
-		if (siw_mem_seg(mem, res->laddr + done,
-				SIW_ATOMIC_LEN - done, &seg)) {
+		if (n == ARRAY_SIZE(seg) ||
+		    siw_mem_seg(mem, res->laddr + done,
+				SIW_ATOMIC_LEN - done, &seg[n])) {
 			status = SIW_WC_LOC_PROT_ERR;
 			break;
 		}
-		memcpy(page_address(seg.page) + seg.off, src + done, seg.len);
-		done += seg.len;
+		done += seg[n++].len;
 	}
+	/*
+	 * Not into a buffer whose work request a flush completed meanwhile
+	 * (siw_sq_flush() counts flushes in sq_epoch): its consumer may
+	 * have reused it.
+	 */
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (status == SIW_WC_SUCCESS && epoch == qp->sq_epoch)
+		for (i = 0, done = 0; i < n; done += seg[i++].len)
+			memcpy(page_address(seg[i].page) + seg[i].off,
+			       src + done, seg[i].len);
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (mem)
 		siw_mem_put(mem);
 	siw_sq_mark_done(qp, pos, status, SIW_ATOMIC_LEN);
@@ -226,6 +237,7 @@ static void siw_rx_snap_init(struct siw_rx *rx, struct siw_rx_snap *s)
 	s->imm_pending_val = rx->imm_pending_val;
 	s->write_acc = rx->write_acc;
 	s->write_last_len = rx->write_last_len;
+	s->write_ended = rx->write_ended;
 }
 
 /* Looks up the memory of a tagged access; a sink stays referenced. */
@@ -515,11 +527,12 @@ static void siw_rx_log_peer_term(struct siw_qp *qp)
 
 /*
  * Fills in what an FPDU's end asks for; *pos: the Read or atomic taken
- * off, *res: an atomic's result buffer.
+ * off, *res and *epoch: an atomic's result buffer, and the send queue's
+ * flush count when it was sent.
  */
 static void siw_rx_fetch_end(struct siw_qp *qp, const struct siw_rx_end *e,
 			     struct siw_rx_snap *s, u32 *pos,
-			     struct siw_sge *res)
+			     struct siw_sge *res, u32 *epoch)
 {
 	struct siw_orq_entry *o;
 	unsigned long flags;
@@ -534,6 +547,7 @@ static void siw_rx_fetch_end(struct siw_qp *qp, const struct siw_rx_end *e,
 			s->read.rtr = o->kind == SIW_ORQ_RTR;
 			s->read.atomic = o->kind == SIW_ORQ_ATOMIC;
 			*res = o->sqe.sge[0];
+			*epoch = o->sq_epoch;
 			s->read.local_inv = o->sqe.opcode == SIW_OP_READ_LOCAL_INV;
 			s->read.sink_stag = o->sqe.sge[0].lkey;
 			s->read.len = siw_sqe_sge_len(&o->sqe);
@@ -602,7 +616,7 @@ static void siw_rx_end(struct siw_qp *qp)
 	struct siw_rx_snap s;
 	struct siw_rx_end e;
 	unsigned long flags;
-	u32 pos = 0;
+	u32 pos = 0, epoch = 0;
 
 	siw_rx_put_mem(rx);
 	siw_rx_snap_init(rx, &s);
@@ -614,7 +628,7 @@ static void siw_rx_end(struct siw_qp *qp)
 			siw_rx_fail(qp, SIW_TERM_RDMAP_CATASTROPHIC);
 			return;
 		}
-		siw_rx_fetch_end(qp, &e, &s, &pos, &res);
+		siw_rx_fetch_end(qp, &e, &s, &pos, &res, &epoch);
 		s.known |= SIW_RX_KNOWS(e.need);
 	}
 
@@ -625,6 +639,7 @@ static void siw_rx_end(struct siw_qp *qp)
 	rx->rtr_frame = false;
 	rx->write_acc = e.write_acc;
 	rx->write_last_len = e.write_last_len;
+	rx->write_ended = e.write_ended;
 	rx->imm_pending = e.imm_pending;
 	rx->imm_pending_val = e.imm_pending_val;
 	if (e.rtr_received) {
@@ -641,7 +656,7 @@ static void siw_rx_end(struct siw_qp *qp)
 		siw_sq_mark_done(qp, pos, siw_rx_wc_status(e.read_status),
 				 e.read_bytes);
 	if (e.atomic_complete)
-		siw_rx_atomic_done(qp, pos, &res, e.atomic_orig);
+		siw_rx_atomic_done(qp, pos, epoch, &res, e.atomic_orig);
 	if (e.rqe_complete) {
 		if (e.rqe_se == SIW_RX_SE_SET)
 			rx->rqe.flags |= SIW_WQE_SOLICITED;
@@ -658,10 +673,10 @@ static void siw_rx_end(struct siw_qp *qp)
 	if (e.code != SIW_TERM_OK)
 		siw_rx_fail(qp, e.code);
 	if (e.irq_push) {
-		if (!e.irq_atomic)
-			trace_siw_read_request(qp, SIW_TRACE_IRQ, &h->rreq);
 		struct siw_irq_entry *ie;
 
+		if (!e.irq_atomic)
+			trace_siw_read_request(qp, SIW_TRACE_IRQ, &h->rreq);
 		spin_lock_irqsave(&qp->irq_lock, flags);
 		ie = &qp->irq[qp->irq_put % qp->irq_size];
 		ie->atomic = e.irq_atomic;

@@ -186,6 +186,11 @@ static void decide_imm(const struct siw_rx_snap *s, const struct siw_hdr *h,
 		d->code = SIW_TERM_RDMAP_OPCODE;
 		return;
 	}
+	/* Kind 2 comes right behind the RDMA Write it ends. */
+	if (desc == SIW_IMM_FOR_WRITE && !s->write_ended) {
+		d->code = SIW_TERM_RDMAP_OPCODE;
+		return;
+	}
 	if (desc == SIW_IMM_FOR_SEND) {
 		d->code = siw_ddp_check_msn(s->msn[SIW_QN_SEND], h->msn, true);
 		return;
@@ -247,6 +252,17 @@ void siw_rx_decide_begin(const struct siw_rx_snap *s, const struct siw_hdr *h,
 	memset(d, 0, sizeof(*d));
 	d->code = SIW_TERM_OK;
 	d->mo = s->mo;
+
+	/*
+	 * An immediate for a Send (SIW_IMM_FOR_SEND) is followed by that
+	 * Send, a plain one: nothing else may come between.
+	 */
+	if (s->imm_pending && h->opcode != SIW_RDMAP_SEND &&
+	    h->opcode != SIW_RDMAP_SEND_SE &&
+	    h->opcode != SIW_RDMAP_TERMINATE) {
+		d->code = SIW_TERM_RDMAP_OPCODE;
+		return;
+	}
 
 	if (s->rtr_await && h->opcode != SIW_RDMAP_TERMINATE) {
 		d->code = check_rtr(s, h, d);
@@ -404,6 +420,7 @@ static void end_imm(const struct siw_rx_snap *s, const struct siw_hdr *h,
 	if (desc == SIW_IMM_FOR_WRITE) {
 		e->rqe_rdma_imm = true;
 		e->rqe_bytes = s->write_last_len;
+		e->write_last_len = 0;
 	}
 }
 
@@ -436,6 +453,7 @@ static void end_write(const struct siw_rx_snap *s, const struct siw_hdr *h,
 	if (h->last) {
 		e->write_last_len = e->write_acc;
 		e->write_acc = 0;
+		e->write_ended = true;
 	}
 }
 
@@ -470,6 +488,8 @@ void siw_rx_decide_end(const struct siw_rx_snap *s, const struct siw_hdr *h,
 	e->rtr_await = s->rtr_await;
 	e->write_acc = s->write_acc;
 	e->write_last_len = s->write_last_len;
+	/* Only an RDMA Write's last segment sets it again (end_write()). */
+	e->write_ended = false;
 	e->imm_pending = s->imm_pending;
 	e->imm_pending_val = s->imm_pending_val;
 

@@ -83,6 +83,7 @@ struct siw_rx_snap {
 	u32 imm_pending_val;
 	u32 write_acc;		/* bytes of the RDMA Write arriving */
 	u32 write_last_len;	/* bytes of the last complete one */
+	bool write_ended;	/* the FPDU before ended an RDMA Write */
 
 	/* Filled in on demand; a bit SIW_RX_KNOWS(need) says so. */
 	u32 known;
@@ -144,6 +145,7 @@ struct siw_rx_end {
 	bool orq_pop;
 	u32 write_acc;
 	u32 write_last_len;
+	bool write_ended;
 	/* RFC 7306 Immediate Data: keep one for the next Send, or drop it. */
 	bool imm_pending;
 	u32 imm_pending_val;

@@ -583,6 +583,28 @@ static int siw_tx_rtr(struct siw_qp *qp, u8 type)
  * ORD slot like a Read, and completes with its Atomic Response (rx.c),
  * which is matched by the Request Identifier.
  */
+/*
+ * The 8-byte result buffer of an atomic, checked before the request goes
+ * out: the target must not change for a request that cannot complete.
+ */
+static enum siw_wc_status siw_tx_atomic_check(struct siw_qp *qp,
+					      const struct siw_sqe *sqe)
+{
+	const struct siw_sge *sge = &sqe->sge[0];
+	enum siw_wc_status status = SIW_WC_SUCCESS;
+	struct siw_mem *mem;
+
+	if (sqe->num_sge != 1 || sge->length < SIW_ATOMIC_LEN)
+		return SIW_WC_LOC_LEN_ERR;
+	mem = siw_mem_get_local(qp->sdev, qp->user, sge->lkey);
+	if (!mem || siw_mem_check(mem, qp->base_qp.pd, IB_ACCESS_LOCAL_WRITE,
+				  sge->laddr, SIW_ATOMIC_LEN))
+		status = SIW_WC_LOC_PROT_ERR;
+	if (mem)
+		siw_mem_put(mem);
+	return status;
+}
+
 static int siw_tx_atomic_request(struct siw_qp *qp, const struct siw_sqe *sqe,
 				 const struct siw_sqe_ext *ext, u32 pos)
 {
@@ -591,6 +613,7 @@ static int siw_tx_atomic_request(struct siw_qp *qp, const struct siw_sqe *sqe,
 	struct siw_tx_src src = {};
 	struct siw_orq_entry *e;
 	unsigned long flags;
+	u32 epoch;
 
 	lockdep_assert_held(&qp->tx_lock);
 	h.msn = qp->tx_msn[SIW_QN_RREQ]++;
@@ -609,12 +632,16 @@ static int siw_tx_atomic_request(struct siw_qp *qp, const struct siw_sqe *sqe,
 		a->compare = ext->compare_add;
 		a->compare_mask = ~0ULL;
 	}
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	epoch = qp->sq_epoch;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	spin_lock_irqsave(&qp->orq_lock, flags);
 	e = &qp->orq[qp->orq_put % qp->orq_size];
 	memcpy(&e->sqe, sqe, sizeof(*sqe));
 	e->sq_pos = pos;
 	e->kind = SIW_ORQ_ATOMIC;
 	e->atomic_id = a->req_id;
+	e->sq_epoch = epoch;
 	qp->orq_put++;
 	spin_unlock_irqrestore(&qp->orq_lock, flags);
 	return siw_tx_message(qp, &h, &src, NULL);
@@ -643,10 +670,14 @@ static int siw_tx_atomic_response(struct siw_qp *qp,
 	mem = siw_mem_get(sdev, a->stag);
 	siw_mem_view_of(mem, qp->base_qp.pd, IB_ACCESS_REMOTE_ATOMIC, &view);
 	code = siw_check_atomic(&view, a);
-	/* Aligned, so the 8 bytes never cross a page. */
+	/*
+	 * Aligned, so the 8 bytes never cross a page; and the kernel address
+	 * too, which follows the tagged offset only as the MR maps it.
+	 */
 	if (code == SIW_TERM_OK &&
 	    (siw_mem_seg(mem, a->to, SIW_ATOMIC_LEN, &seg) ||
-	     seg.len < SIW_ATOMIC_LEN))
+	     seg.len < SIW_ATOMIC_LEN ||
+	     (seg.off & (SIW_ATOMIC_LEN - 1))))
 		code = SIW_TERM_RDMAP_BASE_BOUNDS;
 	if (code != SIW_TERM_OK) {
 		if (mem)
@@ -951,6 +982,9 @@ static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 		return next;
 	/* From here on only our copy counts. */
 	memcpy(&sqe, slot, sizeof(sqe));
+	/* Written by post_send before the slot turned VALID (kernel QPs). */
+	if (qp->sq_ext)
+		ext = qp->sq_ext[pos % qp->num_sqe];
 	if (budget && !siw_tx_doorbell_may_send(qp, &sqe, budget))
 		return SIW_TX_DEFER;
 	pr_debug("siw: QP %u: sqe %u opcode %u flags 0x%x num_sge %u\n",
@@ -997,7 +1031,6 @@ static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 			status = SIW_WC_LOC_QP_OP_ERR;
 			goto done;
 		}
-		ext = qp->sq_ext[pos % qp->num_sqe];
 		break;
 	default:
 		break;
@@ -1033,6 +1066,9 @@ static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 		break;
 	case SIW_OP_FETCH_AND_ADD:
 	case SIW_OP_COMP_AND_SWAP:
+		status = siw_tx_atomic_check(qp, &sqe);
+		if (status)
+			break;
 		err = siw_tx_atomic_request(qp, &sqe, &ext, pos);
 		if (!err)
 			return SIW_TX_SENT;	/* completes with its response */

@@ -113,6 +113,7 @@ struct qp {
 	bool imm_pending;	/* RFC 7306: an immediate for the next Send */
 	u32 imm_pending_val;
 	u32 write_acc, write_last_len;
+	bool write_ended;
 	struct region *mem;	/* placement target */
 	u64 to;
 
@@ -224,6 +225,7 @@ static void snap_init(const struct qp *q, struct siw_rx_snap *s)
 	s->imm_pending_val = q->imm_pending_val;
 	s->write_acc = q->write_acc;
 	s->write_last_len = q->write_last_len;
+	s->write_ended = q->write_ended;
 }
 
 /* As siw_rx_take_rqe(). */
@@ -328,6 +330,11 @@ static void check_accepted(const struct qp *q, const struct siw_rx_snap *s,
 	} else {
 		CHECK(!d->rtr_frame);
 	}
+	/* An immediate for a Send: only a plain Send may follow. */
+	if (s->imm_pending)
+		CHECK(h->opcode == SIW_RDMAP_SEND ||
+		      h->opcode == SIW_RDMAP_SEND_SE ||
+		      h->opcode == SIW_RDMAP_TERMINATE);
 	switch (h->opcode) {
 	case SIW_RDMAP_WRITE:
 		if (d->rtr_frame)
@@ -391,6 +398,9 @@ static void check_accepted(const struct qp *q, const struct siw_rx_snap *s,
 		CHECK(h->msn == s->msn[SIW_QN_SEND] && !s->imm_pending &&
 		      !s->rqe_held);
 		CHECK((u32)h->imm <= SIW_IMM_FOR_WRITE);
+		/* Kind 2 right behind the end of an RDMA Write. */
+		if ((u32)h->imm == SIW_IMM_FOR_WRITE)
+			CHECK(s->write_ended);
 		/* Only the immediate of a Send takes no receive. */
 		CHECK(q->have_rqe == ((u32)h->imm != SIW_IMM_FOR_SEND));
 		break;
@@ -659,7 +669,10 @@ static void check_end(const struct qp *q, const struct siw_rx_snap *s,
 	if (e->imm_pending && !s->imm_pending)
 		CHECK(imm && (u32)h->imm == SIW_IMM_FOR_SEND);
 	if (e->rqe_rdma_imm)
-		CHECK(imm && e->rqe_bytes == s->write_last_len);
+		CHECK(imm && s->write_ended &&
+		      e->rqe_bytes == s->write_last_len);
+	CHECK(e->write_ended == (h->opcode == SIW_RDMAP_WRITE && h->last &&
+				 !s->rtr_frame));
 	if (e->irq_push)
 		CHECK(h->opcode == SIW_RDMAP_READ_REQ ||
 		      h->opcode == SIW_RDMAP_ATOMIC_REQ);
@@ -713,6 +726,7 @@ static void op_end(void *ctx, struct siw_rx_stream *st)
 	q->imm_pending_val = e.imm_pending_val;
 	q->write_acc = e.write_acc;
 	q->write_last_len = e.write_last_len;
+	q->write_ended = e.write_ended;
 	if (e.atomic_complete) {
 		struct orq_entry *o = &q->orq[q->orq_get - 1];
 

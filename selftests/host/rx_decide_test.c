@@ -633,14 +633,18 @@ static void test_rfc7306(void)
 	h.opcode = SIW_RDMAP_IMM_SE;
 	h.imm = siw_imm_word(0x77, SIW_IMM_FOR_WRITE);
 	s.write_last_len = 3000;
+	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OPCODE && !w.asked[0],
+	   "imm ending a Write, but no Write just ended: unexpected opcode");
+	s.write_ended = true;
 	ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "R"),
 	   "imm ending a Write: takes a receive");
 	s.rqe_held = true;
 	end(&w, &s, &h, &e);
 	ok(e.rqe_complete && e.rqe_imm && e.rqe_imm_val == 0x77 &&
 	   e.rqe_rdma_imm && e.rqe_bytes == 3000 &&
-	   e.rqe_se == SIW_RX_SE_SET && e.msn[SIW_QN_SEND] == 6,
-	   "imm ending a Write: completes it with the Write's length, SE");
+	   e.rqe_se == SIW_RX_SE_SET && e.msn[SIW_QN_SEND] == 6 &&
+	   !e.write_last_len && !e.write_ended,
+	   "imm ending a Write: completes it with the Write's length, SE; the length is used up");
 	s.rqe_held = false;
 	w.rqe_posted = false;
 	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_NO_BUF,
@@ -669,11 +673,46 @@ static void test_rfc7306(void)
 		snap_init(&s);
 		end(&w, &s, &wh, &e);
 		s.write_acc = e.write_acc;
+		ok(!e.write_ended, "a Write's first segment: no Write ended");
 		wh.last = true;
 		wh.payload_len = 24;
 		end(&w, &s, &wh, &e);
-		ok(e.write_acc == 0 && e.write_last_len == 1024,
-		   "a Write of two segments: 1024 bytes counted");
+		ok(e.write_acc == 0 && e.write_last_len == 1024 &&
+		   e.write_ended,
+		   "a Write of two segments: 1024 bytes counted, it ended");
+		s.write_ended = true;
+		wh.opcode = SIW_RDMAP_READ_RESP;
+		end(&w, &s, &wh, &e);
+		ok(!e.write_ended && e.write_last_len == s.write_last_len,
+		   "any other FPDU after it: no Write just ended any more");
+	}
+
+	/* While an immediate waits for its Send, only a plain Send. */
+	{
+		static const u8 others[] = {
+			SIW_RDMAP_WRITE, SIW_RDMAP_READ_REQ,
+			SIW_RDMAP_READ_RESP, SIW_RDMAP_SEND_INV,
+			SIW_RDMAP_SEND_SE_INV, SIW_RDMAP_ATOMIC_REQ,
+			SIW_RDMAP_ATOMIC_RESP,
+		};
+		struct siw_hdr oh = { .last = true };
+		bool all = true;
+		size_t i;
+
+		snap_init(&s);
+		s.imm_pending = true;
+		for (i = 0; i < sizeof(others); i++) {
+			oh.opcode = others[i];
+			oh.tagged = others[i] == SIW_RDMAP_WRITE ||
+				    others[i] == SIW_RDMAP_READ_RESP;
+			all &= run(&w, s, &oh, &d) == SIW_TERM_RDMAP_OPCODE &&
+			       !w.asked[0];
+		}
+		ok(all, "an immediate waits for its Send: Writes, Reads, Sends with Invalidate, atomics are unexpected opcodes");
+		oh.opcode = SIW_RDMAP_TERMINATE;
+		oh.tagged = false;
+		ok(run(&w, s, &oh, &d) == SIW_TERM_OK,
+		   "an immediate waits for its Send: a Terminate still counts");
 	}
 
 	/* Atomic Request */

@@ -8,6 +8,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 
@@ -267,6 +268,72 @@ out:
 	kv_end(kv);
 }
 
+/*
+ * Reads and atomics share the ORD and come back in order: Read, atomic,
+ * Read, atomic, Read on one QP, posted at once.
+ */
+static void kv_case_atomics_reads(struct kv_ctx *kv, struct kv_buf *res,
+				  struct kv_buf *dst)
+{
+	u32 lkey = kv->pd->local_dma_lkey;
+	struct kv_frmr f = {};
+	struct kv_wr *w[5];
+	struct kv_pair *p;
+	u64 *target, *got = (u64 *)res->va;
+	u8 *page;
+	long at;
+	int i;
+
+	kv_begin(kv, "RFC 7306: Read, fetch-and-add, Read, compare-and-swap, Read posted at once on one QP: each completes in order, the Reads carry the data, the atomics their values");
+	p = kv_pair_connect(kv, IB_POLL_WORKQUEUE, NULL);
+	if (!kv_expect(kv, !IS_ERR(p), "connecting: %ld", PTR_ERR(p)))
+		goto out;
+	if (!kv_frmr_create(kv, &f, 1, 0, 0, PAGE_SIZE) ||
+	    !kv_frmr_reg(kv, p, &p->srv, &f, KV_ACCESS_ATOMIC, false))
+		goto out_pair;
+	page = page_address(f.block[0]);
+	kv_fill(page + 1024, 1024, 0x45);
+	target = kv_atomic_target(&f);
+	WRITE_ONCE(*target, 10);
+	memset(dst->va, 0, dst->len);
+	memset(res->va, 0, 16);
+	w[0] = kv_post_rdma(p, &p->cli, IB_WR_RDMA_READ, dst->dma, lkey, 1024,
+			    f.mr->iova + 1024, f.mr->rkey, 0);
+	w[1] = kv_post_atomic(p, &p->cli, IB_WR_ATOMIC_FETCH_AND_ADD,
+			      res->dma, f.mr->iova + KV_ATOMIC_OFF, f.mr->rkey,
+			      5, 0);
+	w[2] = kv_post_rdma(p, &p->cli, IB_WR_RDMA_READ, dst->dma + 1024,
+			    lkey, 1024, f.mr->iova + 1024, f.mr->rkey, 0);
+	w[3] = kv_post_atomic(p, &p->cli, IB_WR_ATOMIC_CMP_AND_SWP,
+			      res->dma + 8, f.mr->iova + KV_ATOMIC_OFF,
+			      f.mr->rkey, 15, 99);
+	w[4] = kv_post_rdma(p, &p->cli, IB_WR_RDMA_READ, dst->dma + 2048,
+			    lkey, 1024, f.mr->iova + 1024, f.mr->rkey, 0);
+	for (i = 0; i < 5; i++) {
+		bool atomic = i == 1 || i == 3;
+
+		if (!kv_expect_wc(kv, w[i], IB_WC_SUCCESS,
+				  i == 1 ? IB_WC_FETCH_ADD :
+				  i == 3 ? IB_WC_COMP_SWAP : IB_WC_RDMA_READ,
+				  atomic ? "atomic" : "Read"))
+			goto out_pair;
+		kv_expect(kv, w[i]->seq == i + 1,
+			  "work request %d completed as #%d", i, w[i]->seq);
+	}
+	for (i = 0; i < 3; i++) {
+		at = kv_pattern_diff(dst->va + 1024 * i, 1024, 0x45);
+		kv_expect(kv, at < 0, "Read %d differs at byte %ld", i, at);
+	}
+	kv_expect(kv, got[0] == 10 && got[1] == 15 && READ_ONCE(*target) == 99,
+		  "fetch-and-add returned %llu, compare-and-swap %llu, target %llu (want 10, 15, 99)",
+		  got[0], got[1], READ_ONCE(*target));
+out_pair:
+	kv_pair_destroy(p);
+	kv_frmr_free(kv, &f);
+out:
+	kv_end(kv);
+}
+
 static int kv_u64_cmp(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
@@ -414,6 +481,7 @@ void kv_cases_rfc7306(struct kv_ctx *kv)
 	kv_case_send_imm(kv, &src, &dst);
 	kv_case_write_imm(kv, &src, &dst, &rbuf);
 	kv_case_atomics(kv, &res);
+	kv_case_atomics_reads(kv, &res, &dst);
 	kv_case_atomics_two(kv, &res);
 	kv_case_atomic_refused(kv, &res);
 out:
@@ -421,4 +489,69 @@ out:
 	kv_buf_free(kv, &dst);
 	kv_buf_free(kv, &rbuf);
 	kv_buf_free(kv, &res);
+}
+
+/*
+ * The device's mpa/rfc7306 is 0 (87-kverbs sets it, ext_off=1): the
+ * connection does not negotiate RFC 7306, and its posts fail at once.
+ */
+void kv_cases_rfc7306_off(struct kv_ctx *kv)
+{
+	static const enum ib_wr_opcode ops[] = {
+		IB_WR_SEND_WITH_IMM, IB_WR_RDMA_WRITE_WITH_IMM,
+		IB_WR_ATOMIC_FETCH_AND_ADD, IB_WR_ATOMIC_CMP_AND_SWP,
+	};
+	struct kv_buf b = {};
+	struct kv_wr *rw, *sw;
+	struct kv_pair *p;
+	unsigned int i;
+
+	kv_begin(kv, "mpa/rfc7306 0: Send and RDMA Write with immediate, fetch-and-add and compare-and-swap fail at post with -EOPNOTSUPP and bad_wr at them; nothing is sent (no completion, the peer's receive stays posted); a Send afterwards arrives");
+	if (!kv_expect(kv, !kv_buf_alloc(kv, &b, 4096), "no memory"))
+		goto out;
+	p = kv_pair_connect(kv, IB_POLL_WORKQUEUE, NULL);
+	if (!kv_expect(kv, !IS_ERR(p), "connecting: %ld", PTR_ERR(p)))
+		goto out_buf;
+	rw = kv_post_recv(p, &p->srv, b.dma + 2048, kv->pd->local_dma_lkey,
+			  2048);
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		const struct ib_send_wr *bad = NULL;
+		struct ib_sge sge = {
+			.addr = b.dma, .length = 8,
+			.lkey = kv->pd->local_dma_lkey,
+		};
+		struct ib_atomic_wr wr = {
+			.wr = {
+				.sg_list = &sge, .num_sge = 1,
+				.opcode = ops[i],
+				.send_flags = IB_SEND_SIGNALED,
+			},
+			.remote_addr = b.dma,
+			.rkey = kv->pd->unsafe_global_rkey,
+		};
+		int err;
+
+		/* ib_atomic_wr and ib_rdma_wr both begin with the WR. */
+		err = ib_post_send(kv_qp(&p->cli), &wr.wr, &bad);
+		kv_expect(kv, err == -EOPNOTSUPP && bad == &wr.wr,
+			  "opcode %d: post_send returned %d", ops[i], err);
+	}
+	msleep(KV_QUIET_MS);
+	kv_expect(kv, !atomic_read(&p->cli.completions) &&
+		  !atomic_read(&p->srv.completions),
+		  "completions appeared: %d at the client, %d at the server",
+		  atomic_read(&p->cli.completions),
+		  atomic_read(&p->srv.completions));
+	kv_fill(b.va, 100, 0x61);
+	sw = kv_post_send(p, &p->cli, b.dma, kv->pd->local_dma_lkey, 100, 0);
+	if (kv_expect_wc(kv, sw, IB_WC_SUCCESS, IB_WC_SEND, "the Send") &&
+	    kv_expect_wc(kv, rw, IB_WC_SUCCESS, IB_WC_RECV, "its receive"))
+		kv_expect(kv, rw->wc.byte_len == 100 && !rw->wc.wc_flags,
+			  "the receive: %u bytes, wc_flags 0x%x",
+			  rw->wc.byte_len, rw->wc.wc_flags);
+	kv_pair_destroy(p);
+out_buf:
+	kv_buf_free(kv, &b);
+out:
+	kv_end(kv);
 }

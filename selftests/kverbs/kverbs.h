@@ -173,6 +173,7 @@ void kv_cases_invalidate(struct kv_ctx *kv);
 
 /* cases_ext.c */
 void kv_cases_rfc7306(struct kv_ctx *kv);
+void kv_cases_rfc7306_off(struct kv_ctx *kv);
 
 /* victim.c */
 int kv_victim_start(struct kv_ctx *kv);

@@ -40,6 +40,10 @@ static bool victim;
 module_param(victim, bool, 0444);
 MODULE_PARM_DESC(victim, "serve kernel QPs to userspace/siw_hostile -k instead of running the cases (victim.c)");
 
+static bool ext_off;
+module_param(ext_off, bool, 0444);
+MODULE_PARM_DESC(ext_off, "the device's mpa/rfc7306 is 0: run only the case that RFC 7306's posts fail");
+
 static struct kv_ctx *victim_kv;
 
 static int passed;
@@ -151,6 +155,10 @@ static void kv_teardown(struct kv_ctx *kv)
 
 static void kv_run(struct kv_ctx *kv)
 {
+	if (ext_off) {
+		kv_cases_rfc7306_off(kv);
+		return;
+	}
 	kv_cases_attrs(kv);
 	kv_case_cq_ctx(kv, IB_POLL_DIRECT);
 	kv_case_cq_ctx(kv, IB_POLL_SOFTIRQ);

@@ -42,7 +42,9 @@ struct kv_victim_conn {
 
 static struct {
 	struct kv_ctx *kv;
-	struct mutex lock;	/* conns, n */
+	/* conns, n, stopping; taken in the connection manager's handler. */
+	struct mutex lock;
+	bool stopping;		/* unloading: no more work is queued */
 	struct kv_victim_conn *conns[KV_VICTIM_MAX];
 	int n;
 } victim;
@@ -238,7 +240,10 @@ static int kv_victim_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		return 0;
 	if (ev->event == RDMA_CM_EVENT_ESTABLISHED) {
 		c->established = true;
-		schedule_work(&c->ready);
+		mutex_lock(&victim.lock);
+		if (!victim.stopping)
+			schedule_work(&c->ready);
+		mutex_unlock(&victim.lock);
 	} else {
 		pr_info("# victim %d: %s (%d)\n", c->num,
 			rdma_event_msg(ev->event), ev->status);
@@ -274,10 +279,15 @@ void kv_victim_stop(struct kv_ctx *kv)
 	int i;
 
 	rdma_destroy_id(kv->listen_id);
+	/* After this no handler queues the work; none queued survives it. */
+	mutex_lock(&victim.lock);
+	victim.stopping = true;
+	mutex_unlock(&victim.lock);
+	for (i = 0; i < victim.n; i++)
+		cancel_work_sync(&victim.conns[i]->ready);
 	for (i = 0; i < victim.n; i++) {
 		struct kv_victim_conn *c = victim.conns[i];
 
-		cancel_work_sync(&c->ready);
 		if (c->f.nblocks)
 			pr_info("# victim %d: established %d qp_error %d target 0x%llx\n",
 				c->num, c->established,

@@ -6,12 +6,14 @@
 # Terminate siw sends back, the server's async event and completions,
 # guard bytes around its memory, and the connection's end are checked.
 # In every MPA mode: revision 2 and 1, CRC off and required, peer-to-peer
-# with each RTR type, and p2p with a first frame that is not the RTR. The kernel log must stay clean (rate
-# limited lines about the peer only) and siw must unload afterwards.
+# with each RTR type, p2p with a first frame that is not the RTR, and
+# (-e) asking for RFC 7306, which a user QP's siw refuses. The kernel log
+# must stay clean (rate limited lines about the peer only) and siw must
+# unload afterwards.
 . "$(dirname "$0")/lib.sh"
 # 3 cases of set-up, 2 per MPA mode (the cases, the counters) and 4 more
 # per captured mode, 2 at the end.
-plan 35
+plan 37
 require rdma tcpdump python3
 addr=192.0.2.1
 . "$(dirname "$0")/capture.sh"
@@ -32,7 +34,7 @@ check "siw_a answers p2p with every RTR type by default" sh -c \
 # code with what the case expects (selftests/wire-check.sh), from the
 # "# expect-terminate" lines siw_hostile prints.
 for mode in "" "-c" "-1" "-1 -c" "-p 2" "-p 4" "-p 1" "-p 4 -c" \
-	    "-p 2 -n" "-p 4 -n" "-p 1 -n -c"; do
+	    "-p 2 -n" "-p 4 -n" "-p 1 -n -c" "-e"; do
 	name=
 	case "$mode" in
 	"") name=hostile-rev2-crc-off ;;
