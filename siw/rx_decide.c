@@ -142,21 +142,32 @@ static void decide_read_resp(const struct siw_rx_snap *s,
 		d->place = SIW_RX_PLACE_TAGGED;
 }
 
-/* A Read Request: in sequence, within the IRD, from readable memory. */
-static void decide_read_req(const struct siw_rx_snap *s,
-			    const struct siw_hdr *h, struct siw_rx_dec *d)
+/*
+ * A request on the Read Request queue (a Read's, or RFC 7306's Atomic
+ * Request): in sequence, and within the IRD they share. True when it may
+ * go on to its memory.
+ */
+static bool rreq_queue_admits(const struct siw_rx_snap *s,
+			      const struct siw_hdr *h, struct siw_rx_dec *d)
 {
 	u32 ird = s->ird < s->irq_size ? s->ird : s->irq_size;
 
 	d->code = siw_ddp_check_msn(s->msn[SIW_QN_RREQ], h->msn, true);
 	if (d->code != SIW_TERM_OK)
-		return;
+		return false;
 	if (!knows(s, SIW_RX_NEED_IRQ)) {
 		d->need = SIW_RX_NEED_IRQ;
-		return;
+		return false;
 	}
 	d->code = siw_check_ird(s->irq_queued, ird);
-	if (d->code != SIW_TERM_OK || !h->rreq.size)
+	return d->code == SIW_TERM_OK;
+}
+
+/* A Read Request: in sequence, within the IRD, from readable memory. */
+static void decide_read_req(const struct siw_rx_snap *s,
+			    const struct siw_hdr *h, struct siw_rx_dec *d)
+{
+	if (!rreq_queue_admits(s, h, d) || !h->rreq.size)
 		return;
 	if (!want_mem(s, d, SIW_RX_MEM_READ_SOURCE, h->rreq.src_stag,
 		      h->rreq.src_to, h->rreq.size))
@@ -210,17 +221,7 @@ static void decide_imm(const struct siw_rx_snap *s, const struct siw_hdr *h,
 static void decide_atomic_req(const struct siw_rx_snap *s,
 			      const struct siw_hdr *h, struct siw_rx_dec *d)
 {
-	u32 ird = s->ird < s->irq_size ? s->ird : s->irq_size;
-
-	d->code = siw_ddp_check_msn(s->msn[SIW_QN_RREQ], h->msn, true);
-	if (d->code != SIW_TERM_OK)
-		return;
-	if (!knows(s, SIW_RX_NEED_IRQ)) {
-		d->need = SIW_RX_NEED_IRQ;
-		return;
-	}
-	d->code = siw_check_ird(s->irq_queued, ird);
-	if (d->code != SIW_TERM_OK)
+	if (!rreq_queue_admits(s, h, d))
 		return;
 	if (!want_mem(s, d, SIW_RX_MEM_ATOMIC, h->atomic.stag, h->atomic.to,
 		      SIW_ATOMIC_LEN))

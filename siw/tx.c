@@ -1037,33 +1037,6 @@ static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 	}
 
 	switch (sqe.opcode) {
-	case SIW_OP_SEND_WITH_IMM:
-		status = siw_tx_src_sges(qp, &sqe, &src);
-		if (status)
-			break;
-		/* The immediate first: the Send's end completes both. */
-		err = siw_tx_immediate(qp, ext.imm, SIW_IMM_FOR_SEND, false);
-		if (!err) {
-			h.opcode = sqe.flags & SIW_WQE_SOLICITED ?
-				   SIW_RDMAP_SEND_SE : SIW_RDMAP_SEND;
-			h.msn = qp->tx_msn[SIW_QN_SEND]++;
-			err = siw_tx_message(qp, &h, &src, NULL);
-		}
-		siw_tx_src_release(&src);
-		break;
-	case SIW_OP_WRITE_WITH_IMM:
-		status = siw_tx_src_sges(qp, &sqe, &src);
-		if (status)
-			break;
-		h.opcode = SIW_RDMAP_WRITE;
-		h.stag = sqe.rkey;
-		h.to = sqe.raddr;
-		err = siw_tx_message(qp, &h, &src, NULL);
-		if (!err)
-			err = siw_tx_immediate(qp, ext.imm, SIW_IMM_FOR_WRITE,
-					       sqe.flags & SIW_WQE_SOLICITED);
-		siw_tx_src_release(&src);
-		break;
 	case SIW_OP_FETCH_AND_ADD:
 	case SIW_OP_COMP_AND_SWAP:
 		status = siw_tx_atomic_check(qp, &sqe);
@@ -1075,9 +1048,19 @@ static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 		break;
 	case SIW_OP_SEND:
 	case SIW_OP_SEND_REMOTE_INV:
+	case SIW_OP_SEND_WITH_IMM:
 		status = siw_tx_src_sges(qp, &sqe, &src);
 		if (status)
 			break;
+		/* The immediate first: the Send's end completes both. */
+		if (sqe.opcode == SIW_OP_SEND_WITH_IMM) {
+			err = siw_tx_immediate(qp, ext.imm, SIW_IMM_FOR_SEND,
+					       false);
+			if (err) {
+				siw_tx_src_release(&src);
+				break;
+			}
+		}
 		if (sqe.opcode == SIW_OP_SEND_REMOTE_INV) {
 			h.opcode = sqe.flags & SIW_WQE_SOLICITED ?
 				   SIW_RDMAP_SEND_SE_INV : SIW_RDMAP_SEND_INV;
@@ -1091,6 +1074,7 @@ static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 		siw_tx_src_release(&src);
 		break;
 	case SIW_OP_WRITE:
+	case SIW_OP_WRITE_WITH_IMM:
 		status = siw_tx_src_sges(qp, &sqe, &src);
 		if (status)
 			break;
@@ -1098,6 +1082,10 @@ static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 		h.stag = sqe.rkey;
 		h.to = sqe.raddr;
 		err = siw_tx_payload_message(qp, &h, &src, pos, &zc);
+		/* The immediate behind the Write's last byte. */
+		if (!err && sqe.opcode == SIW_OP_WRITE_WITH_IMM)
+			err = siw_tx_immediate(qp, ext.imm, SIW_IMM_FOR_WRITE,
+					       sqe.flags & SIW_WQE_SOLICITED);
 		siw_tx_src_release(&src);
 		break;
 	case SIW_OP_READ:
