@@ -313,26 +313,14 @@ static int write_all(int fd, const unsigned char *p, size_t n)
 	return 0;
 }
 
-/* TCP connect from the client namespace, MPA request and reply. */
-static int attacker_connect(struct server *s, struct target *t)
+/* The attacker's TCP connection, from the client namespace. */
+static int attacker_socket(struct target *t)
 {
 	struct sockaddr_storage ss;
 	struct timeval tv = { .tv_sec = 5 };
-	struct siw_mpa_params local = { .revision = SIW_MPA_REV_2,
-					.ird = 4, .ord = 4, .max_ird = 4 };
-	struct siw_mpa_info req, rep;
-	unsigned char frame[SIW_MPA_RR_MAX];
 	socklen_t len;
-	size_t n;
 	int one = 1;
 
-	struct siw_mpa_result res;
-
-	local.crc = use_crc ? SIW_MPA_CRC_REQUIRED : SIW_MPA_CRC_OFF;
-	local.revision = mpa_rev == 1 ? SIW_MPA_REV_1 : SIW_MPA_REV_2;
-	local.p2p = p2p_rtr != 0;
-	local.rtr_types = p2p_rtr;
-	local.ext = ask_ext;
 	if (get_addr(&ss, &len) || enter_ns(client_ns))
 		return -1;
 	t->sock = socket(ss.ss_family, SOCK_STREAM, 0);
@@ -341,7 +329,25 @@ static int attacker_connect(struct server *s, struct target *t)
 		return -1;
 	setsockopt(t->sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(t->sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (connect(t->sock, (struct sockaddr *)&ss, len))
+	return connect(t->sock, (struct sockaddr *)&ss, len);
+}
+
+/* TCP connect from the client namespace, MPA request and reply. */
+static int attacker_connect(struct server *s, struct target *t)
+{
+	struct siw_mpa_params local = { .revision = SIW_MPA_REV_2,
+					.ird = 4, .ord = 4, .max_ird = 4 };
+	struct siw_mpa_info req, rep;
+	unsigned char frame[SIW_MPA_RR_MAX];
+	struct siw_mpa_result res;
+	size_t n;
+
+	local.crc = use_crc ? SIW_MPA_CRC_REQUIRED : SIW_MPA_CRC_OFF;
+	local.revision = mpa_rev == 1 ? SIW_MPA_REV_1 : SIW_MPA_REV_2;
+	local.p2p = p2p_rtr != 0;
+	local.rtr_types = p2p_rtr;
+	local.ext = ask_ext;
+	if (attacker_socket(t))
 		return -1;
 	siw_mpa_request_init(&local, &req);
 	if (siw_mpa_build(&req, frame, sizeof(frame), &n) != SIW_MPA_OK ||
@@ -1025,8 +1031,6 @@ out:
  */
 static int victim_connect(struct target *t)
 {
-	struct sockaddr_storage ss;
-	struct timeval tv = { .tv_sec = 5 };
 	struct siw_mpa_params local = { .revision = SIW_MPA_REV_2,
 					.ird = 4, .ord = 4, .max_ird = 4,
 					.ext = true };
@@ -1034,21 +1038,11 @@ static int victim_connect(struct target *t)
 	struct siw_mpa_info req, rep;
 	struct siw_mpa_result res;
 	struct siw_hdr h;
-	socklen_t len;
 	size_t n;
-	int one = 1;
 	uint32_t ulpdu;
 
 	local.crc = use_crc ? SIW_MPA_CRC_REQUIRED : SIW_MPA_CRC_OFF;
-	if (get_addr(&ss, &len) || enter_ns(client_ns))
-		return -1;
-	t->sock = socket(ss.ss_family, SOCK_STREAM, 0);
-	enter_ns(NULL);
-	if (t->sock < 0)
-		return -1;
-	setsockopt(t->sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(t->sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (connect(t->sock, (struct sockaddr *)&ss, len))
+	if (attacker_socket(t))
 		return -1;
 	siw_mpa_request_init(&local, &req);
 	if (siw_mpa_build(&req, frame, sizeof(frame), &n) != SIW_MPA_OK ||
