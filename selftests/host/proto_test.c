@@ -1875,7 +1875,7 @@ static void test_term_codes(void)
 
 static void test_term_msg(void)
 {
-	u8 seg[64], out[SIW_TERM_ULPDU_MAX + 8];
+	u8 seg[SIW_MPA_LEN_LEN + SIW_HDR_MAX], out[SIW_TERM_ULPDU_MAX + 8];
 	struct siw_term_msg tm;
 	struct siw_hdr h;
 	u32 n;
