@@ -43,7 +43,8 @@
 # on port 19876 that negotiated RFC 7306), hostile-rfc7306[-crc].pcap:
 #   - the Terminates as above;
 #   - tshark decodes the attacker's valid Atomic Requests (opcode 0x0a:
-#     AtomicOp, Request Identifier) and siw's Atomic Responses (0x0b:
+#     AtomicOp, Request Identifier: exactly one per connection) and
+#     siw's Atomic Responses (0x0b:
 #     Original Request Identifier, Original Remote Data Value) as
 #     expected ("# expect-atomic-response port P id I value V" lines):
 #     an independent reading of RFC 7306's Atomic headers as siw encodes
@@ -321,16 +322,17 @@ check_atomics() {
 	fi
 	while read -r line; do
 		set -- $line
-		# "# expect-atomic-response port P id I value V case MODE... NAME"
-		port=$4 id=$6 value=$8
+		# "# expect-atomic-response port P id I value V op O case MODE... NAME"
+		port=$4 id=$6 value=$8 op=${10}
 		what=${line##* }
-		have=$(echo "$reqs" | while IFS=, read -r p op i; do
+		have=$(echo "$reqs" | while IFS=, read -r p o i; do
 			[ -n "$p" ] && [ "$p" = "$port" ] &&
-				printf '%d/%d ' "$op" "$i"
+				printf '%d/%d ' "$o" "$i"
 		done)
-		verdict "$name: $what: tshark decodes the Atomic Request (identifier $id)" \
+		have=${have% }
+		verdict "$name: $what: tshark decodes the Atomic Request as AtomicOp $op, identifier $id" \
 			"Atomic Requests on port $port (op/id): ${have:-none}" \
-			-n "$(echo "$have" | tr ' ' '\n' | grep "/$id\$")"
+			"$have" = "$op/$id"
 		have=$(echo "$resps" | while IFS=, read -r p i v; do
 			[ -n "$p" ] && [ "$p" = "$port" ] &&
 				printf '%d/%d ' "$i" "$v"

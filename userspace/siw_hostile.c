@@ -1366,12 +1366,13 @@ static void run_victim_case(const struct victim_case *c, int conn)
 
 		/* For the host's decode of the capture (wire-check.sh). */
 		if (!getsockname(t.sock, (struct sockaddr *)&ss, &len))
-			printf("# expect-atomic-response port %u id %u value %llu case %s %s\n",
+			printf("# expect-atomic-response port %u id %u value %llu op %u case %s %s\n",
 			       ntohs(ss.ss_family == AF_INET6 ?
 				     ((struct sockaddr_in6 *)&ss)->sin6_port :
 				     ((struct sockaddr_in *)&ss)->sin_port),
-			       c->resp_id, (unsigned long long)t.start, mode,
-			       c->name);
+			       c->resp_id, (unsigned long long)t.start,
+			       c->build == k_fetch_add ? SIW_ATOMIC_FETCH_ADD :
+			       SIW_ATOMIC_CMP_SWAP, mode, c->name);
 		tap(resp && orig == t.start,
 		    "%s %s: an Atomic Response with its identifier and the value before (%s, 0x%llx)",
 		    mode, c->name, resp ? "came" : "none",
