@@ -551,6 +551,7 @@ static void siw_rx_fetch_end(struct siw_qp *qp, const struct siw_rx_end *e,
 			s->read.local_inv = o->sqe.opcode == SIW_OP_READ_LOCAL_INV;
 			s->read.sink_stag = o->sqe.sge[0].lkey;
 			s->read.len = siw_sqe_sge_len(&o->sqe);
+			s->read.done = qp->orq_done_bytes;
 			*pos = o->sq_pos;
 			qp->orq_get++;
 			qp->orq_done_bytes = 0;
@@ -577,6 +578,8 @@ static enum siw_wc_status siw_rx_wc_status(enum siw_rx_wc wc)
 		return SIW_WC_REM_ACCESS_ERR;
 	case SIW_RX_WC_REM_INV_REQ_ERR:
 		return SIW_WC_REM_INV_REQ_ERR;
+	case SIW_RX_WC_LOC_LEN_ERR:
+		return SIW_WC_LOC_LEN_ERR;
 	}
 	return SIW_WC_GENERAL_ERR;
 }

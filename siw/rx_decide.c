@@ -314,11 +314,15 @@ void siw_rx_decide_begin(const struct siw_rx_snap *s, const struct siw_hdr *h,
 }
 
 /*
- * The last byte of a Read Response arrived: the Read completes, unless it
- * was our own RTR (no work request behind it). A Read with local
- * invalidate invalidates its sink's STag first, as iWARP RNICs do (ib_core's
- * rdma_rw relies on it); a sink that cannot be invalidated fails the Read
- * and the QP.
+ * The last segment of a Read Response arrived: the Read completes, unless
+ * it was our own RTR (no work request behind it). It completes only if
+ * the response placed exactly the bytes asked for (RFC 5040 section
+ * 5.2.2 lets the Data Sink validate the length; a shorter or empty
+ * response would otherwise report bytes that never came): else it fails
+ * with the bytes placed, and the stream ends in a Terminate. A Read with
+ * local invalidate invalidates its sink's STag first, as iWARP RNICs do
+ * (ib_core's rdma_rw relies on it); a sink that cannot be invalidated
+ * fails the Read and the QP.
  */
 static void end_read_resp(const struct siw_rx_snap *s, const struct siw_hdr *h,
 			  struct siw_rx_end *e)
@@ -334,6 +338,13 @@ static void end_read_resp(const struct siw_rx_snap *s, const struct siw_hdr *h,
 	if (s->read.rtr) {
 		e->rtr_answered = true;
 		e->tx_schedule = true;
+		return;
+	}
+	if (s->read.done != s->read.len) {
+		e->read_complete = true;
+		e->read_status = SIW_RX_WC_LOC_LEN_ERR;
+		e->read_bytes = s->read.done;
+		e->code = SIW_TERM_DDP_T_BASE_BOUNDS;
 		return;
 	}
 	if (s->read.local_inv) {

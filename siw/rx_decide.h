@@ -61,6 +61,7 @@ enum siw_rx_wc {
 	SIW_RX_WC_LOC_PROT_ERR,		/* Read with Invalidate: cannot */
 	SIW_RX_WC_REM_ACCESS_ERR,	/* the peer terminated the Read */
 	SIW_RX_WC_REM_INV_REQ_ERR,	/* Send with Invalidate: cannot */
+	SIW_RX_WC_LOC_LEN_ERR,		/* a Read answered short */
 };
 
 /* The solicited flag of a completed receive. */
@@ -109,6 +110,7 @@ struct siw_rx_snap {
 		bool local_inv;		/* Read with local invalidate */
 		u32 sink_stag;
 		u64 len;
+		u64 done;		/* response bytes placed, this FPDU's too */
 	} read;
 	bool inval_ok;		/* SIW_RX_NEED_INVAL: it was invalidated */
 };

@@ -22,6 +22,11 @@
  * the async event; its posted receives complete in error or flushed; no
  * guard byte changed; the server sees the connection end.
  *
+ * The read-response cases answer an RDMA Read the server posts (its
+ * Read Request is read off the connection first) with a response shorter
+ * than asked, or empty: the Read must fail with a local length error and
+ * the bytes placed, and no byte after them may change.
+ *
  * -e asks for RFC 7306 in the MPA request too: the server's QP is a user
  * QP, for which siw never negotiates it, so the reply must say no and
  * the same cases hold. -k runs the RFC 7306 cases instead, against a
@@ -118,6 +123,8 @@ struct target {
 	u8 rtr;			/* p2p: the RTR type the server chose */
 	u32 send_msn;		/* the next MSN on queue 0 and queue 1 */
 	u32 rreq_msn;
+	/* Read Response cases: the server's Read Request. */
+	struct siw_rreq rreq;
 	/* -k: the kernel victim's announcement (victim.c). */
 	uint32_t grkey;		/* global rkey: no remote atomic access */
 	uint64_t gaddr;		/* the target page under it */
@@ -456,7 +463,20 @@ struct hostile_case {
 	int no_rtr;
 	int reset;		/* end with a TCP reset, not a FIN */
 	unsigned int data_len;	/* with check_data: bytes placed (0: DATA_LEN) */
+	/*
+	 * The server first posts an RDMA Read of READ_LEN bytes toward the
+	 * attacker, whose answer is the case's frames; the Read must fail
+	 * with a local length error reporting read_placed bytes, which are
+	 * in its sink, and nothing after them.
+	 */
+	int read;
+	unsigned int read_placed;
 };
+
+/* The server's Read: into the region at READ_AT, READ_LEN bytes. */
+#define READ_AT		8192
+#define READ_LEN	4096
+#define READ_WR_ID	77
 
 static size_t c_bad_crc(const struct target *t, unsigned char *out)
 {
@@ -560,6 +580,30 @@ static size_t c_read_resp_unasked(const struct target *t, unsigned char *out)
 	unsigned char data[32] = { 8 };
 
 	return fpdu(t, &h, data, sizeof(data), out, 0);
+}
+
+/* A Read Response for the server's Read of len bytes, L set. */
+static size_t read_response(const struct target *t, uint32_t len,
+			    unsigned char *out)
+{
+	static unsigned char data[READ_LEN];
+	struct siw_hdr h = { .opcode = SIW_RDMAP_READ_RESP, .last = true,
+			     .stag = t->rreq.sink_stag,
+			     .to = t->rreq.sink_to };
+
+	memset(data, DATA_BYTE, sizeof(data));
+	return fpdu(t, &h, data, len, out, 0);
+}
+
+/* Half the bytes asked for, or none, each as the whole response. */
+static size_t c_read_resp_half(const struct target *t, unsigned char *out)
+{
+	return read_response(t, READ_LEN / 2, out);
+}
+
+static size_t c_read_resp_empty(const struct target *t, unsigned char *out)
+{
+	return read_response(t, 0, out);
 }
 
 /* A header field the encoder would not produce: patched afterwards. */
@@ -805,6 +849,10 @@ static const struct hostile_case cases[] = {
 	QUIET("valid-write-in-7-byte-pieces", c_valid_write, 7, 1),
 	{ .name = "valid-write-past-mulpdu", .build = c_big_write,
 	  .close_after = 1, .check_data = 1, .data_len = BIG_LEN },
+	{ .name = "read-response-half", .want = SIW_TERM_DDP_T_BASE_BOUNDS,
+	  .build = c_read_resp_half, .read = 1, .read_placed = READ_LEN / 2 },
+	{ .name = "read-response-empty", .want = SIW_TERM_DDP_T_BASE_BOUNDS,
+	  .build = c_read_resp_empty, .read = 1, .read_placed = 0 },
 	NO_RTR("first-frame-a-write", SIW_TERM_MPA_NO_RTR, c_valid_write),
 	NO_RTR("first-frame-a-send", SIW_TERM_MPA_NO_RTR, c_send_first),
 	NO_RTR("first-frame-wrong-rtr-type", SIW_TERM_MPA_NO_RTR,
@@ -815,7 +863,8 @@ static const struct hostile_case cases[] = {
 
 #define NCASES (int)(sizeof(cases) / sizeof(cases[0]))
 
-static void server_saw_flush(struct server *s, int *flushed);
+static void server_saw_flush(struct server *s, int *flushed,
+			     struct ibv_wc *read_wc);
 
 /*
  * For the host's independent decode of a capture (selftests/wire-check.sh):
@@ -841,7 +890,8 @@ static void print_expectation(const struct target *t,
 }
 
 /* The server's QP: an async event, and no receive left posted. */
-static int server_saw_error(struct server *s, int *flushed)
+static int server_saw_error(struct server *s, int *flushed,
+			    struct ibv_wc *read_wc)
 {
 	struct ibv_context *ctx = s->id->verbs;
 	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
@@ -860,28 +910,102 @@ static int server_saw_error(struct server *s, int *flushed)
 			ibv_ack_async_event(&aev);
 		}
 	}
-	server_saw_flush(s, flushed);
+	server_saw_flush(s, flushed, read_wc);
 	return event;
 }
 
-/* All posted receives complete, none successfully. */
-static void server_saw_flush(struct server *s, int *flushed)
+/*
+ * All posted receives complete, none successfully; with read_wc, the
+ * server's Read completes too (its completion copied there; wr_id 0 if
+ * it never came).
+ */
+static void server_saw_flush(struct server *s, int *flushed,
+			     struct ibv_wc *read_wc)
 {
-	struct ibv_wc wc[NRECV];
-	int got = 0, n, tries;
+	struct ibv_wc wc[NRECV + 1];
+	int want = NRECV + (read_wc ? 1 : 0), got = 0, recvs = 0, n, tries;
 
-	for (tries = 0; tries < 500 && got < NRECV; tries++) {
-		n = ibv_poll_cq(s->cq, NRECV - got, wc + got);
+	if (read_wc)
+		memset(read_wc, 0, sizeof(*read_wc));
+	for (tries = 0; tries < 500 && got < want; tries++) {
+		n = ibv_poll_cq(s->cq, want - got, wc + got);
 		if (n < 0)
 			break;
 		got += n;
-		if (got < NRECV)
+		if (got < want)
 			usleep(10000);
 	}
-	*flushed = got == NRECV;
-	for (n = 0; n < got; n++)
+	*flushed = 1;
+	for (n = 0; n < got; n++) {
+		if (read_wc && wc[n].wr_id == READ_WR_ID) {
+			*read_wc = wc[n];
+			continue;
+		}
+		recvs++;
 		if (wc[n].status == IBV_WC_SUCCESS)
 			*flushed = 0;
+	}
+	if (recvs != NRECV)
+		*flushed = 0;
+}
+
+/* The server posts its Read; the attacker reads the Read Request. */
+static int server_read(struct server *s, struct target *t)
+{
+	struct ibv_sge sge = { (uintptr_t)s->buf + GUARD + READ_AT, READ_LEN,
+			       s->mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = READ_WR_ID, .sg_list = &sge,
+				  .num_sge = 1, .opcode = IBV_WR_RDMA_READ,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	unsigned char buf[2 + 64 + 7];
+	int i;
+
+	wr.wr.rdma.remote_addr = 0x100000;
+	wr.wr.rdma.rkey = 0x4242;
+	if (ibv_post_send(s->id->qp, &wr, &bad))
+		return -1;
+	for (i = 0; i < 4; i++) {
+		struct siw_hdr h;
+		uint32_t ulpdu, rest;
+
+		if (read_all(t->sock, buf, 2))
+			return -1;
+		ulpdu = siw_get_be16(buf);
+		rest = ulpdu + siw_mpa_pad(ulpdu) + SIW_MPA_CRC_LEN;
+		if (rest > sizeof(buf) - 2 || read_all(t->sock, buf + 2, rest))
+			return -1;
+		if (siw_ddp_check(buf + 2, ulpdu, ulpdu, 0, &h) !=
+		    SIW_TERM_OK)
+			return -1;
+		if (h.opcode == SIW_RDMAP_READ_REQ) {
+			if (h.rreq.size != READ_LEN)
+				return -1;
+			t->rreq = h.rreq;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* The Read failed with the bytes placed, which are in its sink, no more. */
+static void check_read(const struct server *s, const struct hostile_case *c,
+		       const struct ibv_wc *wc, const char *mode)
+{
+	const unsigned char *sink = s->buf + GUARD + READ_AT;
+	unsigned int i, bad = 0;
+
+	tap(wc->wr_id == READ_WR_ID && wc->status == IBV_WC_LOC_LEN_ERR &&
+	    wc->byte_len == c->read_placed,
+	    "%s %s: the Read completes with a local length error, %u bytes (got %s, %u bytes)",
+	    mode, c->name, c->read_placed,
+	    wc->wr_id == READ_WR_ID ? ibv_wc_status_str(wc->status) :
+				      "no completion",
+	    wc->byte_len);
+	for (i = 0; i < READ_LEN; i++)
+		if (sink[i] != (i < c->read_placed ? DATA_BYTE : GUARD_BYTE))
+			bad++;
+	tap(!bad, "%s %s: its sink holds the %u bytes placed and nothing else (%u bytes differ)",
+	    mode, c->name, c->read_placed, bad);
 }
 
 static void run_case(const struct hostile_case *c)
@@ -890,6 +1014,7 @@ static void run_case(const struct hostile_case *c)
 	char mode[64];
 	struct rdma_cm_event *ev;
 	struct target t = { .sock = -1 };
+	struct ibv_wc read_wc;
 	struct server s;
 	enum siw_term_code got;
 	int flushed, ok;
@@ -910,6 +1035,11 @@ static void run_case(const struct hostile_case *c)
 			tap(0, "%s %s: send the RTR", mode, c->name);
 			goto out;
 		}
+	}
+	if (c->read && server_read(&s, &t)) {
+		tap(0, "%s %s: the server's Read Request arrives", mode,
+		    c->name);
+		goto out;
 	}
 	n = c->build(&t, frame);
 	if (c->chunk) {
@@ -962,16 +1092,18 @@ static void run_case(const struct hostile_case *c)
 
 quiet:
 		flushed = 0;
-		server_saw_flush(&s, &flushed);
+		server_saw_flush(&s, &flushed, NULL);
 		tap(flushed, "%s %s: its %d receives are flushed", mode,
 		    c->name, NRECV);
 		goto tail;
 	}
-	tap(server_saw_error(&s, &flushed),
+	tap(server_saw_error(&s, &flushed, c->read ? &read_wc : NULL),
 	    "%s %s: the server's QP reports an async error event", mode,
 	    c->name);
 	tap(flushed, "%s %s: its %d receives complete, none successfully",
 	    mode, c->name, NRECV);
+	if (c->read)
+		check_read(&s, c, &read_wc, mode);
 tail:
 	tap(guards_intact(&s), "%s %s: guard bytes around the memory intact",
 	    mode, c->name);

@@ -602,6 +602,7 @@ static void fetch_end(struct qp *q, const struct siw_hdr *h,
 			s->read.local_inv = o->local_inv;
 			s->read.sink_stag = o->stag;
 			s->read.len = o->len;
+			s->read.done = q->orq_done;
 			q->orq_get++;
 			q->orq_done = 0;
 		} else {
@@ -650,6 +651,20 @@ static void check_end(const struct qp *q, const struct siw_rx_snap *s,
 	CHECK(e->rtr_received == s->rtr_frame);
 	if (e->read_complete)
 		CHECK(s->read.popped && !s->read.rtr);
+	/* A Read succeeds only with exactly its length placed. */
+	if (e->read_complete && e->read_status == SIW_RX_WC_SUCCESS &&
+	    h->opcode == SIW_RDMAP_READ_RESP)
+		CHECK(s->read.done == s->read.len && e->read_bytes == s->read.len);
+	/* One answered short fails with the bytes placed, and a Terminate. */
+	if (e->read_complete && e->read_status == SIW_RX_WC_LOC_LEN_ERR)
+		CHECK(h->opcode == SIW_RDMAP_READ_RESP && h->last &&
+		      s->read.done != s->read.len &&
+		      e->read_bytes == s->read.done &&
+		      e->code == SIW_TERM_DDP_T_BASE_BOUNDS);
+	if (s->read.popped && !s->read.rtr && !s->read.atomic &&
+	    h->opcode == SIW_RDMAP_READ_RESP && s->read.done != s->read.len)
+		CHECK(e->read_complete &&
+		      e->read_status == SIW_RX_WC_LOC_LEN_ERR);
 	if (e->atomic_complete)
 		CHECK(s->read.popped && s->read.atomic && !e->read_complete &&
 		      h->opcode == SIW_RDMAP_ATOMIC_RESP &&
@@ -678,7 +693,9 @@ static void check_end(const struct qp *q, const struct siw_rx_snap *s,
 		      h->opcode == SIW_RDMAP_ATOMIC_REQ);
 	CHECK(e->irq_atomic == (h->opcode == SIW_RDMAP_ATOMIC_REQ));
 	if (e->code != SIW_TERM_OK)
-		CHECK(e->code == SIW_TERM_RDMAP_PROT_INVALIDATE);
+		CHECK(e->code == SIW_TERM_RDMAP_PROT_INVALIDATE ||
+		      (e->code == SIW_TERM_DDP_T_BASE_BOUNDS &&
+		       e->read_status == SIW_RX_WC_LOC_LEN_ERR));
 	if (s->known & SIW_RX_KNOWS(SIW_RX_NEED_INVAL)) {
 		if (send)
 			CHECK(h->last && e->inval_stag == h->rsvd_ulp &&

@@ -131,6 +131,7 @@ static void end(struct world *w, struct siw_rx_snap *s,
 				s->read.local_inv = w->orq_inv;
 				s->read.sink_stag = w->orq_stag;
 				s->read.len = w->orq_len;
+				s->read.done = w->orq_done + e->orq_add;
 			}
 			break;
 		case SIW_RX_NEED_INVAL:
@@ -505,10 +506,12 @@ static void test_end_read(void)
 	   !e.read_complete && !e.tx_schedule,
 	   "read end: a middle segment adds its bytes to the Read");
 	h.last = true;
+	w.orq_done = 64;
 	snap_init(&s);
 	end(&w, &s, &h, &e);
 	ok(w.orq_pop && e.read_complete && e.read_bytes == 128 &&
-	   e.read_status == SIW_RX_WC_SUCCESS && e.tx_schedule && !e.fatal,
+	   e.read_status == SIW_RX_WC_SUCCESS && e.tx_schedule && !e.fatal &&
+	   e.code == SIW_TERM_OK,
 	   "read end: the last segment completes the Read, the SQ goes on");
 	w.orq_inv = true;
 	snap_init(&s);
@@ -522,7 +525,39 @@ static void test_end_read(void)
 	ok(e.read_complete && e.read_status == SIW_RX_WC_LOC_PROT_ERR &&
 	   e.fatal && !e.tx_schedule,
 	   "read end: a sink that cannot be invalidated fails Read and QP");
+	w.inval_ok = true;
+	/* Answered short: half of it, then nothing at all. */
+	w.orq_done = 0;
+	snap_init(&s);
+	end(&w, &s, &h, &e);
+	ok(!strcmp(w.asked, "P") && e.read_complete &&
+	   e.read_status == SIW_RX_WC_LOC_LEN_ERR && e.read_bytes == 64 &&
+	   e.code == SIW_TERM_DDP_T_BASE_BOUNDS && !e.tx_schedule,
+	   "read end: a response of half the length fails the Read with the "
+	   "bytes placed, terminates (DDP base or bounds), invalidates nothing");
+	h.payload_len = 0;
+	snap_init(&s);
+	end(&w, &s, &h, &e);
+	ok(e.read_complete && e.read_status == SIW_RX_WC_LOC_LEN_ERR &&
+	   e.read_bytes == 0 && e.code == SIW_TERM_DDP_T_BASE_BOUNDS,
+	   "read end: an empty last segment of a Read of 128 bytes fails it");
+	w.orq_done = 127;
+	h.payload_len = 0;
+	snap_init(&s);
+	end(&w, &s, &h, &e);
+	ok(e.read_complete && e.read_status == SIW_RX_WC_LOC_LEN_ERR &&
+	   e.read_bytes == 127 && e.code == SIW_TERM_DDP_T_BASE_BOUNDS,
+	   "read end: one byte missing fails it");
 	w.orq_inv = false;
+	w.orq_done = 0;
+	w.orq_len = 0;
+	snap_init(&s);
+	end(&w, &s, &h, &e);
+	ok(e.read_complete && e.read_status == SIW_RX_WC_SUCCESS &&
+	   !e.read_bytes && e.code == SIW_TERM_OK && e.tx_schedule,
+	   "read end: a zero-length Read answered empty completes");
+	w.orq_len = 128;
+	h.payload_len = 64;
 	w.orq_rtr = true;
 	snap_init(&s);
 	end(&w, &s, &h, &e);
