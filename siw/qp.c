@@ -381,7 +381,13 @@ int siw_rqe_complete(struct siw_qp *qp, struct siw_rqe *rqe, u32 bytes,
 	return siw_rqe_complete_done(qp, rqe, &done, status);
 }
 
-/* Flushes every posted send queue element. Must hold sq_lock. */
+/*
+ * Flushes the posted send queue elements, at most one lap of the ring: a
+ * user QP's ring is mapped into the process, which may keep setting VALID
+ * bits (and freeing completions) while we walk it with interrupts off.
+ * What it posts meanwhile stays posted, as on any QP in error. Must hold
+ * sq_lock.
+ */
 static void siw_sq_flush(struct siw_qp *qp)
 {
 	unsigned long flags;
@@ -394,7 +400,7 @@ static void siw_sq_flush(struct siw_qp *qp)
 	qp->orq_get = qp->orq_put;
 	qp->orq_done_bytes = 0;
 	spin_unlock_irqrestore(&qp->orq_lock, flags);
-	while (qp->num_sqe) {
+	while (n < qp->num_sqe) {
 		struct siw_sqe *slot = &qp->sendq[qp->sq_get % qp->num_sqe];
 		struct siw_sqe sqe;
 
@@ -416,7 +422,10 @@ static void siw_sq_flush(struct siw_qp *qp)
 		qp->sq_next = qp->sq_get;
 }
 
-/* Flushes every posted receive queue element. Must hold rq_lock. */
+/*
+ * Flushes the posted receive queue elements, at most one lap of the ring
+ * (see siw_sq_flush). Must hold rq_lock.
+ */
 static void siw_rq_flush(struct siw_qp *qp)
 {
 	u32 n = 0;
@@ -428,7 +437,7 @@ static void siw_rq_flush(struct siw_qp *qp)
 	 */
 	if (qp->rq_held)
 		return;
-	while (qp->recvq) {
+	while (qp->recvq && n < qp->num_rqe) {
 		struct siw_rqe *slot = &qp->recvq[qp->rq_get % qp->num_rqe];
 		struct siw_rqe rqe;
 
