@@ -374,6 +374,7 @@ static void siw_cep_drop_qp(struct siw_cep *cep)
 	lockdep_assert_held(&cep->lock);
 	if (!cep->qp)
 		return;
+	siw_qp_cm_unbind(cep->qp);
 	siw_qp_put(cep->qp);
 	cep->qp = NULL;
 }
@@ -686,6 +687,11 @@ int siw_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 		err = -EINVAL;
 		goto out_unlock;
 	}
+	err = siw_qp_cm_bind(qp);
+	if (err) {
+		siw_qp_put(qp);
+		goto out_unlock;
+	}
 	cep->qp = qp;
 	cm_id->add_ref(cm_id);
 	cep->cm_id = cm_id;
@@ -917,8 +923,14 @@ int siw_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 	qp = siw_qp_lookup(sdev, param->qpn);
 	if (!qp)
 		return -EINVAL;
+	err = siw_qp_cm_bind(qp);
+	if (err) {
+		siw_qp_put(qp);
+		return err;
+	}
 	cep = siw_cep_alloc(sdev, false);
 	if (!cep) {
+		siw_qp_cm_unbind(qp);
 		siw_qp_put(qp);
 		return -ENOMEM;
 	}

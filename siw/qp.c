@@ -9,7 +9,10 @@
  * work request completed. The kernel never trusts an element in shared
  * memory twice: it copies it before looking at it.
  */
+#include <linux/capability.h>
 #include <linux/log2.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <rdma/ib_user_verbs.h>
@@ -94,6 +97,46 @@ struct siw_qp *siw_qp_lookup(struct siw_device *sdev, u32 qpn)
 	return qp;
 }
 
+/*
+ * Binds the QP to a connection endpoint (siw_accept, siw_connect). rdma_cm
+ * takes the QP number from user space (ucma), and QP numbers are easy to
+ * guess, so the number alone proves nothing: a user QP binds only for a
+ * thread of the process that created it; a kernel QP only from a kernel
+ * thread, or for a caller with CAP_NET_ADMIN (kernel ULPs that connect in
+ * the context of a mount or a sysfs write run as root; ucma's callers are
+ * the ones kept out). A QP binds to one endpoint at a time, and only
+ * before it connected. Process context.
+ */
+int siw_qp_cm_bind(struct siw_qp *qp)
+{
+	unsigned long flags;
+	int err = 0;
+
+	if (qp->owner ? qp->owner != task_tgid(current) :
+	    !(current->flags & PF_KTHREAD) && !capable(CAP_NET_ADMIN))
+		return -EPERM;
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->cm_bound || qp->connected)
+		err = -EBUSY;
+	else if (qp->state == IB_QPS_RESET || qp->state == IB_QPS_ERR ||
+		 qp->state == IB_QPS_SQD)
+		err = -EINVAL;
+	else
+		qp->cm_bound = true;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	return err;
+}
+
+/* The endpoint let go of the QP (cm.c). */
+void siw_qp_cm_unbind(struct siw_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	qp->cm_bound = false;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+}
+
 static void siw_qp_free_tx(struct siw_qp *qp)
 {
 	kvfree(qp->sq_state);
@@ -165,6 +208,9 @@ int siw_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
 	 */
 	qp->state = IB_QPS_INIT;
 	qp->user = !!udata;
+	/* Who may bind it to a connection (siw_qp_cm_bind). */
+	if (udata)
+		qp->owner = get_pid(task_tgid(current));
 	/*
 	 * The stock provider computes "the slot before" as
 	 * (put - 1) % depth on a 32-bit counter: only a power-of-two depth
@@ -273,6 +319,8 @@ err_free_tx:
 	siw_qp_free_tx(qp);
 err_count:
 	atomic_dec(&sdev->num_qp);
+	put_pid(qp->owner);
+	qp->owner = NULL;
 	return err;
 }
 
@@ -310,6 +358,7 @@ int siw_destroy_qp(struct ib_qp *base_qp, struct ib_udata *udata)
 	else
 		vfree(qp->sendq);
 	atomic_dec(&sdev->num_qp);
+	put_pid(qp->owner);
 	return 0;
 }
 

@@ -210,6 +210,7 @@ struct siw_qp {
 	spinlock_t state_lock;
 	enum ib_qp_state state;
 	bool connected;
+	bool cm_bound;		/* an endpoint holds it (siw_qp_cm_bind) */
 
 	u32 num_sqe;
 	u32 num_rqe;
@@ -221,6 +222,7 @@ struct siw_qp {
 	int access;		/* IB_ACCESS_REMOTE_* the peer may use */
 	bool sq_sig_all;
 	bool user;
+	struct pid *owner;	/* a user QP's creating process, or NULL */
 
 	/*
 	 * Send queue. sq_lock: sq_get, sq_put (kernel QPs), flushing. Any
@@ -392,6 +394,8 @@ int siw_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 int siw_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
 		  const struct ib_recv_wr **bad_wr);
 struct siw_qp *siw_qp_lookup(struct siw_device *sdev, u32 qpn);
+int siw_qp_cm_bind(struct siw_qp *qp);
+void siw_qp_cm_unbind(struct siw_qp *qp);
 void siw_qp_to_error(struct siw_qp *qp);
 void siw_qp_flush(struct siw_qp *qp);
 int siw_sqe_complete(struct siw_qp *qp, struct siw_sqe *sqe, u32 bytes,

@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 # Bad administrative requests fail with a clear error and leave nothing
-# behind.
+# behind; a process cannot bind another's QP, or one already connected,
+# by naming its number to rdma_cm (siw_qp_capture).
 . "$(dirname "$0")/lib.sh"
-plan 21
+plan 22
 require rdma ip
 at_exit cleanup_netns
 
@@ -42,6 +43,10 @@ check "exactly one siw device remains" \
 check "its peer still gets a link" n2 rdma link add siw_b type siw netdev "$IF2"
 check "... on the right netdev" \
 	sh -c "ip netns exec $NS2 rdma link show | grep -Eq '^link siw_b/1 .* netdev $IF2( |\$)'"
+
+tap_prog "siw_qp_capture: QPs named by number to rdma_cm" \
+	timeout 120 "$SIW_DIR/userspace/siw_qp_capture" -a 192.0.2.1 \
+	-d siw_a -D siw_b -S "$NS1" -C "$NS2"
 
 check_fails "rdma link add with an unknown type fails" \
 	rdma link add siw_y type no-such-type netdev lo
