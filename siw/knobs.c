@@ -32,10 +32,13 @@ static struct siw_knobs siw_default_knobs = {
 	.mpa_gso = 1,
 	.mpa_legacy_ird_ord = SIW_LEGACY_NEVER,
 	/*
-	 * On: only a peer that sets the same flag (siw) gets RFC 7306's
-	 * messages; with any other the verbs fail locally (protocol.rst).
+	 * Off: once on, a peer alone decides that a kernel QP receives
+	 * Immediate Data, whether or not its ULP knows what that is; the
+	 * administrator of a device whose kernel users post RFC 7306's verbs
+	 * turns it on (security.rst). On, only a peer that sets the same
+	 * flag (siw) gets them; with any other the verbs fail locally.
 	 */
-	.mpa_rfc7306 = 1,
+	.mpa_rfc7306 = 0,
 };
 
 /* Valid values of each knob. */
@@ -128,7 +131,7 @@ SIW_PARAM(mpa_timeout_ms,
 SIW_PARAM(mpa_legacy_ird_ord,
 	  "MPA revision 1: IRD and ORD as two 32-bit words first in the private data, as SMB Direct's iWARP peers send them ([MS-SMBD] 6.1): 0 never (default), 1 on TCP port 5445, 2 always; per device: mpa/legacy_ird_ord");
 SIW_PARAM(mpa_rfc7306,
-	  "Immediate Data and atomics (RFC 7306) with peers that say they take them, siw only (MPA revision 2): 0 off, 1 on (default); per device: mpa/rfc7306");
+	  "Immediate Data and atomics (RFC 7306) with peers that say they take them, siw only (MPA revision 2), for kernel QPs whose users post them: 0 off (default), 1 on; per device: mpa/rfc7306");
 SIW_PARAM(mpa_gso,
 	  "FPDUs as large as a GSO packet when the peer says it takes them (upstream siw's flag, MPA revision 2): 0 off, 1 on (default); per device: mpa/gso");
 

@@ -185,6 +185,7 @@ struct siw_mem *siw_dma_mem_alloc(void)
 	if (!mem)
 		return NULL;
 	kref_init(&mem->ref);
+	spin_lock_init(&mem->access_lock);
 	mem->type = SIW_MEM_DMA;
 	mem->valid = true;
 	mem->access = IB_ACCESS_LOCAL_WRITE;
@@ -242,6 +243,38 @@ int siw_mem_seg(struct siw_mem *mem, u64 addr, u64 len,
 	return 0;
 }
 
+/*
+ * Begins an access to the region's pages (a piece of placement, or an
+ * atomic): false, and nothing held, if the region was invalidated or
+ * deregistered. The range was checked before (siw_mem_check); the access
+ * ends with siw_mem_access_end() and must not sleep.
+ */
+bool siw_mem_access_begin(struct siw_mem *mem, unsigned long *flags)
+	__acquires(&mem->access_lock)
+{
+	spin_lock_irqsave(&mem->access_lock, *flags);
+	if (READ_ONCE(mem->valid))
+		return true;
+	spin_unlock_irqrestore(&mem->access_lock, *flags);
+	return false;
+}
+
+void siw_mem_access_end(struct siw_mem *mem, unsigned long flags)
+	__releases(&mem->access_lock)
+{
+	spin_unlock_irqrestore(&mem->access_lock, flags);
+}
+
+/* Makes the region unusable once no access is in flight. */
+static void siw_mem_disable(struct siw_mem *mem)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&mem->access_lock, flags);
+	WRITE_ONCE(mem->valid, false);
+	spin_unlock_irqrestore(&mem->access_lock, flags);
+}
+
 static struct siw_mem *siw_mem_alloc(struct ib_pd *pd, enum siw_mem_type type)
 {
 	struct siw_device *sdev = to_siw_dev(pd->device);
@@ -259,6 +292,7 @@ static struct siw_mem *siw_mem_alloc(struct ib_pd *pd, enum siw_mem_type type)
 		goto err_count;
 	}
 	kref_init(&mem->ref);
+	spin_lock_init(&mem->access_lock);
 	mem->sdev = sdev;
 	mem->pd = pd;
 	mem->type = type;
@@ -286,10 +320,15 @@ static void siw_mem_publish(struct siw_mem *mem)
 		 GFP_KERNEL);
 }
 
+/*
+ * Deregistration: no placement into it goes on once this returns, though
+ * a QP may still hold a reference (user pages stay pinned until then).
+ */
 static void siw_mem_destroy(struct siw_mem *mem)
 {
 	struct siw_device *sdev = mem->sdev;
 
+	siw_mem_disable(mem);
 	xa_erase(&sdev->mem_xa, siw_stag_index(mem->stag));
 	atomic_dec(&sdev->num_mr);
 	siw_mem_put(mem);
@@ -426,13 +465,26 @@ static int siw_set_page(struct ib_mr *base_mr, u64 addr)
 	return 0;
 }
 
+/*
+ * The page list of an FRMR, only while it is not registered: readers
+ * use it only while the region is valid (siw_mem_access_begin).
+ */
 int siw_map_mr_sg(struct ib_mr *base_mr, struct scatterlist *sg, int nents,
 		  unsigned int *sg_off)
 {
 	struct siw_mem *mem = to_siw_mr(base_mr)->mem;
+	unsigned long flags;
+	int n;
 
+	spin_lock_irqsave(&mem->access_lock, flags);
+	if (READ_ONCE(mem->valid)) {
+		spin_unlock_irqrestore(&mem->access_lock, flags);
+		return -EBUSY;
+	}
 	mem->num_pbl = 0;
-	return ib_sg_to_pages(base_mr, sg, nents, sg_off, siw_set_page);
+	n = ib_sg_to_pages(base_mr, sg, nents, sg_off, siw_set_page);
+	spin_unlock_irqrestore(&mem->access_lock, flags);
+	return n;
 }
 
 /*
@@ -442,11 +494,18 @@ int siw_map_mr_sg(struct ib_mr *base_mr, struct scatterlist *sg, int nents,
 int siw_mem_fast_reg(struct siw_mem *mem, struct ib_mr *mr, u32 key,
 		     int access)
 {
-	if (mem->type != SIW_MEM_FRMR || READ_ONCE(mem->valid))
+	unsigned long flags;
+	int err = 0;
+
+	if (mem->type != SIW_MEM_FRMR)
 		return -EINVAL;
-	if (mr->page_size < PAGE_SIZE || !is_power_of_2(mr->page_size) ||
-	    !mem->num_pbl)
+	if (mr->page_size < PAGE_SIZE || !is_power_of_2(mr->page_size))
 		return -EINVAL;
+	spin_lock_irqsave(&mem->access_lock, flags);
+	if (READ_ONCE(mem->valid) || !mem->num_pbl) {
+		err = -EINVAL;
+		goto out;
+	}
 	mem->page_shift = ilog2(mr->page_size);
 	mem->va = mr->iova;
 	mem->len = mr->length;
@@ -454,12 +513,15 @@ int siw_mem_fast_reg(struct siw_mem *mem, struct ib_mr *mr, u32 key,
 	WRITE_ONCE(mem->stag, (mem->stag & ~0xffU) | (key & 0xff));
 	/* Everything above before the region becomes usable. */
 	smp_store_release(&mem->valid, true);
-	return 0;
+out:
+	spin_unlock_irqrestore(&mem->access_lock, flags);
+	return err;
 }
 
 /*
  * Local or remote invalidation. Only fast-register MRs can be invalidated;
  * for anything else, or an STag of another PD, the caller reports an error.
+ * Once it returns, no placement into the region is in flight.
  */
 int siw_mem_invalidate(struct siw_device *sdev, u32 stag, struct ib_pd *pd)
 {
@@ -473,7 +535,7 @@ int siw_mem_invalidate(struct siw_device *sdev, u32 stag, struct ib_pd *pd)
 	else if (mem->type != SIW_MEM_FRMR)
 		err = -EINVAL;
 	else
-		WRITE_ONCE(mem->valid, false);
+		siw_mem_disable(mem);
 	siw_mem_put(mem);
 	return err;
 }

@@ -30,7 +30,17 @@ struct siw_mem {
 	struct ib_pd *pd;
 	enum siw_mem_type type;
 	u32 stag;		/* index << 8 | key */
-	bool valid;		/* false once invalidated (FRMR only) */
+	/*
+	 * access_lock: held across each access to the region's pages by
+	 * placement (rx.c) and the atomic responder (tx.c), and to clear
+	 * valid (invalidation, deregistration) or change an FRMR's page
+	 * list. Once valid is false under it, no such access is in flight
+	 * and none starts: the owner may reuse the pages. Any context; a
+	 * leaf, taken inside the QP's place_lock and the device's
+	 * atomic_lock.
+	 */
+	spinlock_t access_lock;
+	bool valid;		/* false once invalidated or deregistered */
 	int access;		/* IB_ACCESS_* */
 	u64 va;			/* first address of the region */
 	u64 len;
@@ -94,6 +104,8 @@ enum siw_access_err siw_mem_check(struct siw_mem *mem, struct ib_pd *pd,
 				  int access, u64 addr, u64 len);
 int siw_mem_seg(struct siw_mem *mem, u64 addr, u64 len,
 		struct siw_mem_seg *seg);
+bool siw_mem_access_begin(struct siw_mem *mem, unsigned long *flags);
+void siw_mem_access_end(struct siw_mem *mem, unsigned long flags);
 int siw_mem_invalidate(struct siw_device *sdev, u32 stag, struct ib_pd *pd);
 int siw_mem_fast_reg(struct siw_mem *mem, struct ib_mr *mr, u32 key,
 		     int access);

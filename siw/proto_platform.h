@@ -78,6 +78,10 @@ typedef uint64_t u64;
 #define be32_to_cpu(x) be32toh(x)
 #define be64_to_cpu(x) be64toh(x)
 
+#ifndef U32_MAX
+#define U32_MAX ((u32)~0U)
+#endif
+
 /* selftests/host/crc32c_host.c */
 u32 siw_crc32c(u32 seed, const void *p, size_t n);
 

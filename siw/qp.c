@@ -197,6 +197,7 @@ int siw_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
 	spin_lock_init(&qp->rq_lock);
 	spin_lock_init(&qp->orq_lock);
 	spin_lock_init(&qp->irq_lock);
+	spin_lock_init(&qp->place_lock);
 	mutex_init(&qp->tx_lock);
 	INIT_WORK(&qp->tx_work, siw_tx_work);
 	/*
@@ -508,9 +509,46 @@ static void siw_rq_flush(struct siw_qp *qp)
 	}
 }
 
+/*
+ * Begins a piece of placement by the receive path: false, and nothing
+ * held, once a flush stopped it. Must not sleep until siw_qp_place_end().
+ */
+bool siw_qp_place_begin(struct siw_qp *qp, unsigned long *flags)
+	__acquires(&qp->place_lock)
+{
+	spin_lock_irqsave(&qp->place_lock, *flags);
+	if (!qp->place_stopped)
+		return true;
+	spin_unlock_irqrestore(&qp->place_lock, *flags);
+	return false;
+}
+
+void siw_qp_place_end(struct siw_qp *qp, unsigned long flags)
+	__releases(&qp->place_lock)
+{
+	spin_unlock_irqrestore(&qp->place_lock, flags);
+}
+
+/* The receive path places nothing more; none of its placement is in flight. */
+static void siw_qp_stop_placement(struct siw_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->place_lock, flags);
+	WRITE_ONCE(qp->place_stopped, true);
+	spin_unlock_irqrestore(&qp->place_lock, flags);
+}
+
+/*
+ * Completes every posted work request as flushed. Placement stops first:
+ * a Read or receive half placed completes only once no byte of its
+ * response is on its way into the buffer.
+ */
 void siw_qp_flush(struct siw_qp *qp)
 {
 	unsigned long flags;
+
+	siw_qp_stop_placement(qp);
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	siw_sq_flush(qp);
@@ -668,6 +706,10 @@ int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 	qp->term_sent = false;
 	qp->sq_failed = false;
 	siw_rx_reset(qp);
+	/* Under state_lock: a flush that follows stops it again. */
+	spin_lock(&qp->place_lock);
+	qp->place_stopped = false;
+	spin_unlock(&qp->place_lock);
 	qp->rtr_send = initiator ? qp->rtr : 0;
 	qp->rx.rtr_await = initiator ? 0 : qp->rtr;
 	qp->rtr_wait = !initiator && qp->rtr;

@@ -151,8 +151,8 @@ struct siw_rx {
 	 * Bytes of the RDMA Write message arriving, and of the last one;
 	 * whether the last FPDU ended one (SIW_IMM_FOR_WRITE needs it).
 	 */
-	u32 write_acc;
-	u32 write_last_len;
+	u64 write_acc;
+	u64 write_last_len;
 	bool write_ended;
 };
 
@@ -334,6 +334,15 @@ struct siw_qp {
 	bool term_sent;
 
 	struct siw_rx rx;	/* only touched by the socket's rx path */
+	/*
+	 * place_lock: held by the receive path across each piece of
+	 * placement into memory (and an atomic's result), and to set
+	 * place_stopped. A flush sets it before it completes anything, so
+	 * no byte lands in a buffer whose work request completed. Any
+	 * context; taken before siw_mem.access_lock.
+	 */
+	spinlock_t place_lock;
+	bool place_stopped;	/* the QP left RTS: place nothing more */
 };
 
 /* The bytes a send queue element's SGEs hold (a Read: what it reads). */
@@ -395,6 +404,8 @@ int siw_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
 		  const struct ib_recv_wr **bad_wr);
 struct siw_qp *siw_qp_lookup(struct siw_device *sdev, u32 qpn);
 int siw_qp_cm_bind(struct siw_qp *qp);
+bool siw_qp_place_begin(struct siw_qp *qp, unsigned long *flags);
+void siw_qp_place_end(struct siw_qp *qp, unsigned long flags);
 void siw_qp_cm_unbind(struct siw_qp *qp);
 void siw_qp_to_error(struct siw_qp *qp);
 void siw_qp_flush(struct siw_qp *qp);

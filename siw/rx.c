@@ -49,6 +49,19 @@ static void siw_rx_fail(struct siw_qp *qp, enum siw_term_code code)
 	siw_rx_terminate(qp, code);
 }
 
+/*
+ * A flush stopped placement (siw_qp_flush): the QP left RTS and its work
+ * requests complete as flushed; the rest of the stream is dropped, with
+ * nothing placed or completed and no Terminate.
+ */
+static void siw_rx_drop(struct siw_qp *qp)
+{
+	if (!qp->rx.st.dead)
+		pr_debug("siw: QP %u: flushed: the rest of the stream is dropped\n",
+			 qp->base_qp.qp_num);
+	qp->rx.st.dead = true;
+}
+
 static void siw_rx_put_mem(struct siw_rx *rx)
 {
 	if (rx->mem) {
@@ -57,22 +70,44 @@ static void siw_rx_put_mem(struct siw_rx *rx)
 	}
 }
 
-/* Copies n bytes of the skb at off to [addr, addr + n) of mem. */
+/*
+ * Copies n bytes of the skb at off to [addr, addr + n) of mem, a page at
+ * a time, each piece only while the QP is not flushed and the region not
+ * invalidated or deregistered (-ESHUTDOWN, -EKEYREVOKED): a flush or an
+ * invalidation that returned has no piece in flight.
+ */
 static int siw_rx_copy(struct siw_qp *qp, struct siw_mem *mem, u64 addr,
 		       const struct sk_buff *skb, unsigned int off, u32 n)
 {
 	while (n) {
+		unsigned long qflags, mflags;
 		struct siw_mem_seg seg;
+		int err = 0;
 		u8 *dst;
 
-		if (siw_mem_seg(mem, addr, n, &seg))
-			return -EFAULT;
+		if (!siw_qp_place_begin(qp, &qflags))
+			return -ESHUTDOWN;
+		if (!siw_mem_access_begin(mem, &mflags)) {
+			siw_qp_place_end(qp, qflags);
+			return -EKEYREVOKED;
+		}
+		if (siw_mem_seg(mem, addr, n, &seg)) {
+			err = -EFAULT;
+			goto end;
+		}
 		dst = page_address(seg.page) + seg.off;
-		if (skb_copy_bits(skb, off, dst, seg.len))
-			return -EFAULT;
+		if (skb_copy_bits(skb, off, dst, seg.len)) {
+			err = -EFAULT;
+			goto end;
+		}
 		if (qp->rx.st.crc_on)
 			qp->rx.st.crc = siw_mpa_crc_update(qp->rx.st.crc, dst,
 							   seg.len);
+end:
+		siw_mem_access_end(mem, mflags);
+		siw_qp_place_end(qp, qflags);
+		if (err)
+			return err;
 		addr += seg.len;
 		off += seg.len;
 		n -= seg.len;
@@ -210,10 +245,25 @@ static void siw_rx_atomic_done(struct siw_qp *qp, u32 pos, u32 epoch,
 	 * have reused it.
 	 */
 	spin_lock_irqsave(&qp->sq_lock, flags);
-	if (status == SIW_WC_SUCCESS && epoch == qp->sq_epoch)
-		for (i = 0, done = 0; i < n; done += seg[i++].len)
-			memcpy(page_address(seg[i].page) + seg[i].off,
-			       src + done, seg[i].len);
+	if (status == SIW_WC_SUCCESS && epoch == qp->sq_epoch) {
+		unsigned long qflags, mflags;
+
+		if (!siw_qp_place_begin(qp, &qflags)) {
+			status = SIW_WC_WR_FLUSH_ERR;
+		} else {
+			if (siw_mem_access_begin(mem, &mflags)) {
+				for (i = 0, done = 0; i < n;
+				     done += seg[i++].len)
+					memcpy(page_address(seg[i].page) +
+					       seg[i].off, src + done,
+					       seg[i].len);
+				siw_mem_access_end(mem, mflags);
+			} else {
+				status = SIW_WC_LOC_PROT_ERR;
+			}
+			siw_qp_place_end(qp, qflags);
+		}
+	}
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (mem)
 		siw_mem_put(mem);
@@ -223,8 +273,10 @@ static void siw_rx_atomic_done(struct siw_qp *qp, u32 pos, u32 epoch,
 }
 
 /* The receiver's own state, for the core's decisions (rx_decide.c). */
-static void siw_rx_snap_init(struct siw_rx *rx, struct siw_rx_snap *s)
+static void siw_rx_snap_init(struct siw_qp *qp, struct siw_rx_snap *s)
 {
+	struct siw_rx *rx = &qp->rx;
+
 	memset(s, 0, sizeof(*s));
 	memcpy(s->msn, rx->msn, sizeof(s->msn));
 	s->mo = rx->mo;
@@ -238,6 +290,7 @@ static void siw_rx_snap_init(struct siw_rx *rx, struct siw_rx_snap *s)
 	s->write_acc = rx->write_acc;
 	s->write_last_len = rx->write_last_len;
 	s->write_ended = rx->write_ended;
+	s->flushed = READ_ONCE(qp->place_stopped);
 }
 
 /* Looks up the memory of a tagged access; a sink stays referenced. */
@@ -338,7 +391,7 @@ static enum siw_term_code siw_rx_begin(struct siw_qp *qp)
 	struct siw_rx_snap s;
 	struct siw_rx_dec d;
 
-	siw_rx_snap_init(rx, &s);
+	siw_rx_snap_init(qp, &s);
 	for (;;) {
 		siw_rx_decide_begin(&s, &rx->st.h, &d);
 		if (d.need == SIW_RX_NEED_NONE)
@@ -348,6 +401,10 @@ static enum siw_term_code siw_rx_begin(struct siw_qp *qp)
 			return SIW_TERM_RDMAP_CATASTROPHIC;
 		siw_rx_fetch_begin(qp, &d, &s);
 		s.known |= SIW_RX_KNOWS(d.need);
+	}
+	if (d.drop) {
+		siw_rx_drop(qp);
+		return SIW_TERM_OK;
 	}
 	rx->mo = d.mo;
 	rx->rtr_frame = d.rtr_frame;
@@ -372,6 +429,7 @@ static int siw_rx_place_send(struct siw_qp *qp, const struct sk_buff *skb,
 	while (n) {
 		struct siw_sge *sge;
 		u32 take;
+		int err;
 
 		if (rx->rqe_sge >= rx->rqe.num_sge)
 			return -EMSGSIZE;
@@ -391,9 +449,10 @@ static int siw_rx_place_send(struct siw_qp *qp, const struct sk_buff *skb,
 				return -EACCES;
 		}
 		take = min(n, sge->length - rx->rqe_sge_off);
-		if (siw_rx_copy(qp, rx->mem, sge->laddr + rx->rqe_sge_off, skb,
-				off, take))
-			return -EFAULT;
+		err = siw_rx_copy(qp, rx->mem, sge->laddr + rx->rqe_sge_off,
+				  skb, off, take);
+		if (err)
+			return err;
 		rx->rqe_sge_off += take;
 		rx->rqe_bytes += take;
 		off += take;
@@ -435,8 +494,9 @@ static int siw_rx_place_read_sgl(struct siw_qp *qp, const struct sk_buff *skb,
 					  IB_ACCESS_LOCAL_WRITE, sge->laddr,
 					  sge->length))
 			err = -EACCES;
-		else if (siw_rx_copy(qp, mem, sge->laddr + at, skb, off, take))
-			err = -EFAULT;
+		else
+			err = siw_rx_copy(qp, mem, sge->laddr + at, skb, off,
+					  take);
 		if (mem)
 			siw_mem_put(mem);
 		if (err)
@@ -452,14 +512,16 @@ static int siw_rx_place(struct siw_qp *qp, const struct sk_buff *skb,
 			unsigned int off, u32 n)
 {
 	struct siw_rx *rx = &qp->rx;
+	int err;
 
 	switch (rx->st.h.opcode) {
 	case SIW_RDMAP_WRITE:
 	case SIW_RDMAP_READ_RESP:
 		if (rx->rd_sgl)
 			return siw_rx_place_read_sgl(qp, skb, off, n);
-		if (siw_rx_copy(qp, rx->mem, rx->to, skb, off, n))
-			return -EFAULT;
+		err = siw_rx_copy(qp, rx->mem, rx->to, skb, off, n);
+		if (err)
+			return err;
 		rx->to += n;
 		return 0;
 	case SIW_RDMAP_SEND:
@@ -622,7 +684,7 @@ static void siw_rx_end(struct siw_qp *qp)
 	u32 pos = 0, epoch = 0;
 
 	siw_rx_put_mem(rx);
-	siw_rx_snap_init(rx, &s);
+	siw_rx_snap_init(qp, &s);
 	for (;;) {
 		siw_rx_decide_end(&s, h, &e);
 		if (e.need == SIW_RX_NEED_NONE)
@@ -633,6 +695,11 @@ static void siw_rx_end(struct siw_qp *qp)
 		}
 		siw_rx_fetch_end(qp, &e, &s, &pos, &res, &epoch);
 		s.known |= SIW_RX_KNOWS(e.need);
+	}
+	/* Flushed meanwhile: its work requests completed as flushed. */
+	if (e.drop) {
+		siw_rx_drop(qp);
+		return;
 	}
 
 	siw_rx_count_fpdu(qp, h);
@@ -737,16 +804,28 @@ static int siw_rx_op_place(void *ctx, struct siw_rx_stream *s, void *src,
 			   u32 off, u32 n)
 {
 	struct siw_qp *qp = ctx;
+	int err;
 
-	if (!siw_rx_place(qp, src, off, n))
+	err = siw_rx_place(qp, src, off, n);
+	if (!err)
 		return 0;
+	if (err == -ESHUTDOWN) {
+		siw_rx_drop(qp);
+		return 0;	/* the stream is dead: nothing more is fed */
+	}
+	/* The peer's STag was invalidated or deregistered under its Write. */
+	if (err == -EKEYREVOKED && s->h.opcode == SIW_RDMAP_WRITE)
+		siw_rx_fail(qp, SIW_TERM_DDP_T_INVALID_STAG);
 	/*
 	 * The Read whose sink, or the receive whose element, could not take
-	 * the bytes ends with a local protection error.
+	 * the bytes ends with a local protection error. A Write's failure
+	 * completes nothing: a receive held by a Send half received is
+	 * flushed when the connection ends (siw_rx_release).
 	 */
 	if (s->h.opcode == SIW_RDMAP_READ_RESP)
 		siw_rx_fail_read(qp);
-	else
+	else if (s->h.opcode >= SIW_RDMAP_SEND &&
+		 s->h.opcode <= SIW_RDMAP_SEND_SE_INV)
 		siw_rx_complete_rqe(qp, 0, SIW_WC_LOC_PROT_ERR);
 	return -EFAULT;
 }

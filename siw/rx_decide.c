@@ -255,6 +255,15 @@ void siw_rx_decide_begin(const struct siw_rx_snap *s, const struct siw_hdr *h,
 	d->mo = s->mo;
 
 	/*
+	 * A flush completed the QP's work requests: nothing is taken from
+	 * its queues or placed any more, whatever the peer sends.
+	 */
+	if (s->flushed) {
+		d->drop = true;
+		return;
+	}
+
+	/*
 	 * An immediate for a Send (SIW_IMM_FOR_SEND) is followed by that
 	 * Send, a plain one: nothing else may come between.
 	 */
@@ -410,7 +419,9 @@ static void end_send(const struct siw_rx_snap *s, const struct siw_hdr *h,
 /*
  * Immediate Data ended: it is kept for the Send that follows, or it
  * completes the receive it took, as a receive with immediate data; after
- * an RDMA Write, with the Write's length.
+ * an RDMA Write, with the Write's length. The peer chose that length by
+ * the segments it sent: one past what a completion reports (32 bits)
+ * fails the receive and ends the stream, as a message too long for it.
  */
 static void end_imm(const struct siw_rx_snap *s, const struct siw_hdr *h,
 		    struct siw_rx_end *e)
@@ -431,8 +442,14 @@ static void end_imm(const struct siw_rx_snap *s, const struct siw_hdr *h,
 	e->rqe_imm_val = h->imm >> 32;
 	if (desc == SIW_IMM_FOR_WRITE) {
 		e->rqe_rdma_imm = true;
-		e->rqe_bytes = s->write_last_len;
 		e->write_last_len = 0;
+		if (s->write_last_len > U32_MAX) {
+			e->rqe_status = SIW_RX_WC_LOC_LEN_ERR;
+			e->rqe_bytes = 0;
+			e->code = SIW_TERM_DDP_UT_TOO_LONG;
+			return;
+		}
+		e->rqe_bytes = s->write_last_len;
 	}
 }
 
@@ -504,6 +521,13 @@ void siw_rx_decide_end(const struct siw_rx_snap *s, const struct siw_hdr *h,
 	e->write_ended = false;
 	e->imm_pending = s->imm_pending;
 	e->imm_pending_val = s->imm_pending_val;
+
+	/* Flushed while the FPDU arrived: it completes nothing. */
+	if (s->flushed) {
+		e->drop = true;
+		e->stream_dead = true;
+		return;
+	}
 
 	if (s->rtr_frame) {
 		e->rtr_await = 0;

@@ -82,9 +82,10 @@ struct siw_rx_snap {
 	bool rtr_frame;		/* end: this FPDU was that RTR */
 	bool imm_pending;	/* an immediate waits for its Send */
 	u32 imm_pending_val;
-	u32 write_acc;		/* bytes of the RDMA Write arriving */
-	u32 write_last_len;	/* bytes of the last complete one */
+	u64 write_acc;		/* bytes of the RDMA Write arriving */
+	u64 write_last_len;	/* bytes of the last complete one */
 	bool write_ended;	/* the FPDU before ended an RDMA Write */
+	bool flushed;		/* the QP left RTS: nothing more is taken */
 
 	/* Filled in on demand; a bit SIW_RX_KNOWS(need) says so. */
 	u32 known;
@@ -133,6 +134,7 @@ struct siw_rx_dec {
 	/* State to store: */
 	u32 mo;				/* next MO of the Send */
 	bool rtr_frame;			/* the FPDU is the awaited RTR */
+	bool drop;			/* flushed: drop the rest, no Terminate */
 };
 
 /* The decision at the end of an FPDU whose CRC was good. */
@@ -145,8 +147,8 @@ struct siw_rx_end {
 	/* The oldest outstanding Read: add bytes done, pop it (NEED_ORQ_POP). */
 	u32 orq_add;
 	bool orq_pop;
-	u32 write_acc;
-	u32 write_last_len;
+	u64 write_acc;
+	u64 write_last_len;
 	bool write_ended;
 	/* RFC 7306 Immediate Data: keep one for the next Send, or drop it. */
 	bool imm_pending;
@@ -173,6 +175,7 @@ struct siw_rx_end {
 	bool irq_push;			/* queue the Request for its Response */
 	bool irq_atomic;		/* ... an Atomic Request */
 	bool stream_dead;		/* nothing more is received */
+	bool drop;			/* flushed: nothing done, no Terminate */
 	bool fatal;			/* the QP goes to error */
 	bool tx_schedule;		/* the send queue may go on */
 };

@@ -664,7 +664,8 @@ static int siw_tx_atomic_response(struct siw_qp *qp,
 	struct siw_mem_view view;
 	struct siw_mem_seg seg;
 	struct siw_mem *mem;
-	u64 *target, orig;
+	unsigned long flags;
+	u64 *target, orig = 0;
 
 	lockdep_assert_held(&qp->tx_lock);
 	mem = siw_mem_get(sdev, a->stag);
@@ -687,10 +688,21 @@ static int siw_tx_atomic_response(struct siw_qp *qp,
 	}
 	target = page_address(seg.page) + seg.off;
 	spin_lock(&sdev->atomic_lock);
-	orig = READ_ONCE(*target);
-	WRITE_ONCE(*target, siw_atomic_result(a, orig));
+	/* Not once the region was invalidated or deregistered meanwhile. */
+	if (siw_mem_access_begin(mem, &flags)) {
+		orig = READ_ONCE(*target);
+		WRITE_ONCE(*target, siw_atomic_result(a, orig));
+		siw_mem_access_end(mem, flags);
+	} else {
+		view.valid = false;
+		code = siw_check_atomic(&view, a);
+	}
 	spin_unlock(&sdev->atomic_lock);
 	siw_mem_put(mem);
+	if (code != SIW_TERM_OK) {
+		siw_qp_terminate(qp, code, NULL, 0);
+		return -EACCES;
+	}
 
 	h.msn = qp->tx_msn[SIW_QN_ATOMIC_RESP]++;
 	h.atomic_resp.req_id = a->req_id;

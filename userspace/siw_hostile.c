@@ -471,7 +471,20 @@ struct hostile_case {
 	 */
 	int read;
 	unsigned int read_placed;
+	enum ibv_wc_status read_status;	/* 0: IBV_WC_LOC_LEN_ERR */
+	/*
+	 * Mid-frame: the first 'split' bytes go out, the server then does
+	 * 'mid' (deregisters its region, or moves its QP to ERR), and the
+	 * rest follows. Of a Write's BIG_LEN bytes only the first 'placed'
+	 * may be in the region (check_tail), and nothing after.
+	 */
+	unsigned int split;
+	int mid;
+	unsigned int placed;
+	int check_tail;
 };
+
+enum { MID_NONE, MID_DEREG, MID_FLUSH };
 
 /* The server's Read: into the region at READ_AT, READ_LEN bytes. */
 #define READ_AT		8192
@@ -605,6 +618,16 @@ static size_t c_read_resp_empty(const struct target *t, unsigned char *out)
 {
 	return read_response(t, 0, out);
 }
+
+/* The whole response in one FPDU (sent in two parts by the case). */
+static size_t c_read_resp_full(const struct target *t, unsigned char *out)
+{
+	return read_response(t, READ_LEN, out);
+}
+
+/* Where the mid-frame cases cut: the header and 2 KiB of payload. */
+#define SPLIT_PLACED	2048
+#define SPLIT_AT	(SIW_MPA_LEN_LEN + SIW_TAGGED_HDR_LEN + SPLIT_PLACED)
 
 /* A header field the encoder would not produce: patched afterwards. */
 static size_t patched(const struct target *t, unsigned char *out,
@@ -853,6 +876,15 @@ static const struct hostile_case cases[] = {
 	  .build = c_read_resp_half, .read = 1, .read_placed = READ_LEN / 2 },
 	{ .name = "read-response-empty", .want = SIW_TERM_DDP_T_BASE_BOUNDS,
 	  .build = c_read_resp_empty, .read = 1, .read_placed = 0 },
+	{ .name = "write-then-deregister", .want = SIW_TERM_DDP_T_INVALID_STAG,
+	  .build = c_big_write, .split = SPLIT_AT, .mid = MID_DEREG,
+	  .placed = SPLIT_PLACED, .check_tail = 1 },
+	{ .name = "write-then-flush", .build = c_big_write,
+	  .split = SPLIT_AT, .mid = MID_FLUSH, .placed = SPLIT_PLACED,
+	  .check_tail = 1 },
+	{ .name = "read-response-then-flush", .build = c_read_resp_full,
+	  .read = 1, .split = SPLIT_AT, .mid = MID_FLUSH,
+	  .read_placed = SPLIT_PLACED, .read_status = IBV_WC_WR_FLUSH_ERR },
 	NO_RTR("first-frame-a-write", SIW_TERM_MPA_NO_RTR, c_valid_write),
 	NO_RTR("first-frame-a-send", SIW_TERM_MPA_NO_RTR, c_send_first),
 	NO_RTR("first-frame-wrong-rtr-type", SIW_TERM_MPA_NO_RTR,
@@ -949,6 +981,23 @@ static void server_saw_flush(struct server *s, int *flushed,
 		*flushed = 0;
 }
 
+/* The server's move while a frame is half sent. */
+static int server_mid(struct server *s, int mid)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
+
+	switch (mid) {
+	case MID_DEREG:
+		if (ibv_dereg_mr(s->mr))
+			return -1;
+		s->mr = NULL;
+		return 0;
+	case MID_FLUSH:
+		return ibv_modify_qp(s->id->qp, &attr, IBV_QP_STATE);
+	}
+	return 0;
+}
+
 /* The server posts its Read; the attacker reads the Read Request. */
 static int server_read(struct server *s, struct target *t)
 {
@@ -994,10 +1043,14 @@ static void check_read(const struct server *s, const struct hostile_case *c,
 	const unsigned char *sink = s->buf + GUARD + READ_AT;
 	unsigned int i, bad = 0;
 
-	tap(wc->wr_id == READ_WR_ID && wc->status == IBV_WC_LOC_LEN_ERR &&
-	    wc->byte_len == c->read_placed,
-	    "%s %s: the Read completes with a local length error, %u bytes (got %s, %u bytes)",
-	    mode, c->name, c->read_placed,
+	enum ibv_wc_status want = c->read_status ? c->read_status :
+						   IBV_WC_LOC_LEN_ERR;
+
+	/* A flushed Read reports no length. */
+	tap(wc->wr_id == READ_WR_ID && wc->status == want &&
+	    (want == IBV_WC_WR_FLUSH_ERR || wc->byte_len == c->read_placed),
+	    "%s %s: the Read completes with %s, %u bytes (got %s, %u bytes)",
+	    mode, c->name, ibv_wc_status_str(want), c->read_placed,
 	    wc->wr_id == READ_WR_ID ? ibv_wc_status_str(wc->status) :
 				      "no completion",
 	    wc->byte_len);
@@ -1042,7 +1095,18 @@ static void run_case(const struct hostile_case *c)
 		goto out;
 	}
 	n = c->build(&t, frame);
-	if (c->chunk) {
+	if (c->split) {
+		ok = write_all(t.sock, frame, c->split) == 0;
+		usleep(300000);		/* placed by now */
+		if (ok && server_mid(&s, c->mid)) {
+			tap(0, "%s %s: the server's move mid-frame", mode,
+			    c->name);
+			goto out;
+		}
+		usleep(100000);
+		ok = ok && write_all(t.sock, frame + c->split,
+				     n - c->split) == 0;
+	} else if (c->chunk) {
 		size_t off;
 
 		ok = 1;
@@ -1077,6 +1141,20 @@ static void run_case(const struct hostile_case *c)
 	    c->want ? "Terminate " : "no Terminate",
 	    c->want ? siw_term_name(c->want) : "",
 	    got ? siw_term_name(got) : "none");
+	if (c->check_tail) {
+		const unsigned char *r = s.buf + GUARD + 256;
+		unsigned int i, head = 0, tail = 0;
+
+		for (i = 0; i < BIG_LEN; i++) {
+			if (i < c->placed && r[i] != DATA_BYTE)
+				head++;
+			if (i >= c->placed && r[i] != GUARD_BYTE)
+				tail++;
+		}
+		tap(!head && !tail,
+		    "%s %s: the first %u bytes were placed, none of the %u after the server's move (%u and %u differ)",
+		    mode, c->name, c->placed, BIG_LEN - c->placed, head, tail);
+	}
 	if (c->check_data) {
 		static unsigned char want[BIG_LEN];
 		unsigned int len = c->data_len ? c->data_len : DATA_LEN;
@@ -1092,9 +1170,11 @@ static void run_case(const struct hostile_case *c)
 
 quiet:
 		flushed = 0;
-		server_saw_flush(&s, &flushed, NULL);
+		server_saw_flush(&s, &flushed, c->read ? &read_wc : NULL);
 		tap(flushed, "%s %s: its %d receives are flushed", mode,
 		    c->name, NRECV);
+		if (c->read)
+			check_read(&s, c, &read_wc, mode);
 		goto tail;
 	}
 	tap(server_saw_error(&s, &flushed, c->read ? &read_wc : NULL),

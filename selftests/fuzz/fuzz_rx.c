@@ -38,7 +38,10 @@
  *     an untagged one only for an untagged header; nothing is placed,
  *     decided or completed after it or after the peer's Terminate;
  *   - every piece is consumed whole; an FPDU ends only after all its
- *     payload was placed.
+ *     payload was placed;
+ *   - after a flush (the QP left RTS, between any two pieces) nothing is
+ *     taken from the queues, placed, decided or completed, and no
+ *     Terminate follows.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -55,7 +58,7 @@
 #define NSGE		2
 #define NORQ		3
 #define NPIECE		7
-#define CFG_LEN		42
+#define CFG_LEN		43
 
 struct region {
 	u32 stag;
@@ -100,6 +103,8 @@ struct qp {
 	u32 orq_put, orq_get, orq_done;
 	u32 ird, irq_size, irq_put, irq_get;
 	u32 drain_every;
+	u32 flush_at;		/* flush after that many pieces; 0: never */
+	bool flushed;
 	bool ext;		/* RFC 7306 negotiated */
 
 	/* As struct siw_rx. */
@@ -112,7 +117,7 @@ struct qp {
 	bool rtr_frame;
 	bool imm_pending;	/* RFC 7306: an immediate for the next Send */
 	u32 imm_pending_val;
-	u32 write_acc, write_last_len;
+	u64 write_acc, write_last_len;
 	bool write_ended;
 	struct region *mem;	/* placement target */
 	u64 to;
@@ -226,6 +231,7 @@ static void snap_init(const struct qp *q, struct siw_rx_snap *s)
 	s->write_acc = q->write_acc;
 	s->write_last_len = q->write_last_len;
 	s->write_ended = q->write_ended;
+	s->flushed = q->flushed;
 }
 
 /* As siw_rx_take_rqe(). */
@@ -448,6 +454,14 @@ static enum siw_term_code op_begin(void *ctx, struct siw_rx_stream *st)
 		fetch_begin(q, h, &d, &s);
 		s.known |= SIW_RX_KNOWS(d.need);
 	}
+	/* Flushed: nothing asked for, nothing taken; the stream is dropped. */
+	if (q->flushed) {
+		CHECK(d.drop && !s.known && d.place == SIW_RX_PLACE_NONE &&
+		      d.code == SIW_TERM_OK);
+		st->dead = true;
+		return SIW_TERM_OK;
+	}
+	CHECK(!d.drop);
 	q->mo = d.mo;
 	q->rtr_frame = d.rtr_frame;
 	if (d.code != SIW_TERM_OK) {
@@ -535,6 +549,11 @@ static int op_place(void *ctx, struct siw_rx_stream *s, void *src, u32 off,
 	CHECK(!q->fails && !s->dead && !q->peer_term);
 	CHECK(off <= pc->len && n <= pc->len - off && n);
 	CHECK(n <= s->h.payload_len - q->placed);
+	/* As siw_rx_copy() after a flush: nothing placed, the stream dropped. */
+	if (q->flushed) {
+		s->dead = true;
+		return 0;
+	}
 	p = pc->p + off;
 	q->placed += n;
 	switch (s->h.opcode) {
@@ -685,7 +704,11 @@ static void check_end(const struct qp *q, const struct siw_rx_snap *s,
 		CHECK(imm && (u32)h->imm == SIW_IMM_FOR_SEND);
 	if (e->rqe_rdma_imm)
 		CHECK(imm && s->write_ended &&
-		      e->rqe_bytes == s->write_last_len);
+		      (s->write_last_len <= U32_MAX ?
+		       e->rqe_bytes == s->write_last_len &&
+		       e->rqe_status == SIW_RX_WC_SUCCESS :
+		       e->rqe_status == SIW_RX_WC_LOC_LEN_ERR &&
+		       e->code == SIW_TERM_DDP_UT_TOO_LONG));
 	CHECK(e->write_ended == (h->opcode == SIW_RDMAP_WRITE && h->last &&
 				 !s->rtr_frame));
 	if (e->irq_push)
@@ -695,7 +718,10 @@ static void check_end(const struct qp *q, const struct siw_rx_snap *s,
 	if (e->code != SIW_TERM_OK)
 		CHECK(e->code == SIW_TERM_RDMAP_PROT_INVALIDATE ||
 		      (e->code == SIW_TERM_DDP_T_BASE_BOUNDS &&
-		       e->read_status == SIW_RX_WC_LOC_LEN_ERR));
+		       e->read_status == SIW_RX_WC_LOC_LEN_ERR) ||
+		      (e->code == SIW_TERM_DDP_UT_TOO_LONG &&
+		       e->rqe_rdma_imm &&
+		       e->rqe_status == SIW_RX_WC_LOC_LEN_ERR));
 	if (s->known & SIW_RX_KNOWS(SIW_RX_NEED_INVAL)) {
 		if (send)
 			CHECK(h->last && e->inval_stag == h->rsvd_ulp &&
@@ -733,6 +759,16 @@ static void op_end(void *ctx, struct siw_rx_stream *st)
 		fetch_end(q, h, &e, &s);
 		s.known |= SIW_RX_KNOWS(e.need);
 	}
+	/* Flushed meanwhile: nothing completes, no state moves. */
+	if (q->flushed) {
+		CHECK(e.drop && e.stream_dead && !s.known && !e.read_complete &&
+		      !e.rqe_complete && !e.atomic_complete && !e.irq_push &&
+		      !e.peer_term && !e.fatal && e.code == SIW_TERM_OK &&
+		      !memcmp(e.msn, q->msn, sizeof(e.msn)));
+		st->dead = true;
+		return;
+	}
+	CHECK(!e.drop);
 	check_end(q, &s, h, &e);
 
 	memcpy(q->msn, e.msn, sizeof(q->msn));
@@ -810,6 +846,7 @@ static u32 get32(const u8 *p)
  *  34    per Read i: bit i its sink is region 2, bit 3 + i local
  *        invalidate; bit 6: the first Read is our RTR
  *  35-41 piece sizes, used in turn (0 means 1)
+ *  42    the QP is flushed after that many pieces (0: never)
  */
 static const u8 rtr_of[4] = { 0, SIW_RTR_SEND, SIW_RTR_WRITE, SIW_RTR_READ };
 
@@ -823,6 +860,7 @@ static void setup(struct qp *q, const u8 *c)
 	q->ird = ((c[0] >> 1) & 3) + 1;
 	q->rtr_await = rtr_of[(c[0] >> 3) & 3];
 	q->drain_every = c[0] >> 6;
+	q->flush_at = c[42];
 	q->irq_size = ((c[19] >> 5) & 3) + 1;
 	q->ext = c[19] & 0x80;
 	for (i = 0; i < NREGION; i++) {
@@ -871,6 +909,29 @@ static void setup(struct qp *q, const u8 *c)
 		if (o->atomic)
 			o->rtr = o->sgl = o->local_inv = false;
 	}
+}
+
+/*
+ * As siw_qp_flush(): placement stops, every outstanding Read and posted
+ * receive not taken completes flushed (the held one when the connection
+ * ends, as siw_rx_release()).
+ */
+static void flush(struct qp *q)
+{
+	u32 i;
+
+	q->flushed = true;
+	for (i = q->orq_get; i < q->orq_put; i++) {
+		CHECK(!q->orq[i].completed);
+		q->orq[i].completed = true;
+	}
+	q->orq_get = q->orq_put;
+	q->orq_done = 0;
+	for (i = q->rq_get; i < q->rq_posted; i++) {
+		CHECK(!q->rq[i].completed);
+		q->rq[i].completed = true;
+	}
+	q->rq_get = q->rq_posted;
 }
 
 static void teardown(struct qp *q)
@@ -931,6 +992,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(copy);
 		pos += n;
 		turn++;
+		/* As siw_qp_flush(): everything posted completes, flushed. */
+		if (q.flush_at && turn == (int)q.flush_at)
+			flush(&q);
 		/* The transmitter answers a Read Request now and then. */
 		if (q.drain_every && turn % q.drain_every == 0 &&
 		    q.irq_get != q.irq_put)
@@ -940,6 +1004,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(q.fails <= 1);
 	CHECK(!q.fails || st.dead);
 	CHECK(!q.peer_term || (st.dead && q.fatal));
+	/* The held receive, flushed when the connection ends. */
+	if (q.flushed)
+		complete_rqe(&q);
 	teardown(&q);
 	return 0;
 }

@@ -93,7 +93,7 @@ static u32 rx_msg(const struct siw_hdr *h, u32 payload, int crc, u8 *out)
 }
 
 /* fuzz_rx: the configuration (see fuzz_rx.c). */
-#define RX_CFG_LEN	42
+#define RX_CFG_LEN	43
 
 static void rx_cfg(u8 *cfg, u8 flags, u8 counts, u8 orq_flags,
 		   const u8 *pieces)
@@ -114,6 +114,7 @@ static void rx_cfg(u8 *cfg, u8 flags, u8 counts, u8 orq_flags,
 	cfg[19] = counts;
 	cfg[34] = orq_flags;
 	memcpy(cfg + 35, pieces, 7);
+	cfg[42] = 0;		/* never flushed */
 }
 
 static struct siw_hdr rx_hdr(u8 opcode, bool last, u32 msn, u32 mo)
@@ -145,7 +146,7 @@ static u32 rx_term(int crc, u8 *out)
  * A valid stream that touches every placement: a Write, a Send, a Read
  * Request, the Read Response for the first Read, and a Terminate.
  */
-static void rx_seed(int crc, const u8 *pieces)
+static void rx_seed(int crc, const u8 *pieces, u8 flush_at)
 {
 	u8 cfg[RX_CFG_LEN], stream[4096];
 	struct siw_hdr h;
@@ -153,6 +154,7 @@ static void rx_seed(int crc, const u8 *pieces)
 
 	/* CRC, IRD 3; 4 receives, 2 Reads, 4 IRQ slots. */
 	rx_cfg(cfg, (u8)(crc | 2 << 1), 4 | 2 << 3 | 3 << 5, 0, pieces);
+	cfg[42] = flush_at;
 	h = rx_hdr(SIW_RDMAP_WRITE, true, 0, 0);
 	h.stag = 0x142;
 	h.to = 0x100010;
@@ -404,10 +406,13 @@ int main(int argc, char **argv)
 		pre[9] = n;
 		put("fuzz_ddp", n_ddp++, pre, sizeof(pre), term, n);
 	}
-	rx_seed(0, (const u8 *)"\xff\xff\xff\xff\xff\xff\xff");
-	rx_seed(1, (const u8 *)"\xff\xff\xff\xff\xff\xff\xff");
-	rx_seed(0, (const u8 *)"\x07\x01\xc8\x0d\x40\x03\xff");
-	rx_seed(1, (const u8 *)"\x01\x01\x01\x01\x01\x01\x01");
+	rx_seed(0, (const u8 *)"\xff\xff\xff\xff\xff\xff\xff", 0);
+	rx_seed(1, (const u8 *)"\xff\xff\xff\xff\xff\xff\xff", 0);
+	rx_seed(0, (const u8 *)"\x07\x01\xc8\x0d\x40\x03\xff", 0);
+	rx_seed(1, (const u8 *)"\x01\x01\x01\x01\x01\x01\x01", 0);
+	/* The same stream, flushed inside the Write, then inside the Send. */
+	rx_seed(0, (const u8 *)"\x40\x40\x40\x40\x40\x40\x40", 1);
+	rx_seed(1, (const u8 *)"\x40\x40\x40\x40\x40\x40\x40", 3);
 	rx_seed_multi(0, 0, (const u8 *)"\xff\xff\xff\xff\xff\xff\xff");
 	rx_seed_multi(1, 0x20, (const u8 *)"\x05\x30\x01\x77\x02\xa0\x11");
 	for (rtr = 1; rtr <= 3; rtr++)

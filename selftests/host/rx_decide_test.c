@@ -680,6 +680,14 @@ static void test_rfc7306(void)
 	   e.rqe_se == SIW_RX_SE_SET && e.msn[SIW_QN_SEND] == 6 &&
 	   !e.write_last_len && !e.write_ended,
 	   "imm ending a Write: completes it with the Write's length, SE; the length is used up");
+	s.write_last_len = 0x100000000ULL + 3000;
+	end(&w, &s, &h, &e);
+	ok(e.rqe_complete && e.rqe_rdma_imm &&
+	   e.rqe_status == SIW_RX_WC_LOC_LEN_ERR && !e.rqe_bytes &&
+	   e.code == SIW_TERM_DDP_UT_TOO_LONG && !e.write_last_len,
+	   "imm ending a Write of 4 GiB + 3000 bytes: no wrapped length, the "
+	   "receive fails and the stream ends (too long)");
+	s.write_last_len = 3000;
 	s.rqe_held = false;
 	w.rqe_posted = false;
 	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_NO_BUF,
@@ -715,6 +723,11 @@ static void test_rfc7306(void)
 		ok(e.write_acc == 0 && e.write_last_len == 1024 &&
 		   e.write_ended,
 		   "a Write of two segments: 1024 bytes counted, it ended");
+		s.write_acc = 0xffffffffULL;
+		end(&w, &s, &wh, &e);
+		ok(e.write_last_len == 0xffffffffULL + 24,
+		   "a Write past 4 GiB is counted without wrapping");
+		s.write_acc = 1000;
 		s.write_ended = true;
 		wh.opcode = SIW_RDMAP_READ_RESP;
 		end(&w, &s, &wh, &e);
@@ -832,6 +845,37 @@ static void test_rfc7306(void)
 	w.orq_have = false;
 }
 
+/* After a flush: nothing asked for, taken, placed or completed. */
+static void test_flushed(void)
+{
+	struct siw_hdr sd = { .opcode = SIW_RDMAP_SEND, .qn = SIW_QN_SEND,
+			      .last = true, .msn = 5, .payload_len = 8 };
+	struct siw_hdr rr = { .opcode = SIW_RDMAP_READ_RESP, .tagged = true,
+			      .last = true, .stag = 0x77, .payload_len = 128 };
+	struct world w = { .orq_have = true, .orq_stag = 0x77,
+			   .orq_len = 128, .rqe_posted = true };
+	struct siw_rx_snap s;
+	struct siw_rx_dec d;
+	struct siw_rx_end e;
+
+	snap_init(&s);
+	s.flushed = true;
+	ok(run(&w, s, &sd, &d) == SIW_TERM_OK && d.drop && !w.asked[0] &&
+	   d.place == SIW_RX_PLACE_NONE,
+	   "flushed: a Send takes no receive and places nothing, no Terminate");
+	ok(run(&w, s, &rr, &d) == SIW_TERM_OK && d.drop && !w.asked[0] &&
+	   d.place == SIW_RX_PLACE_NONE,
+	   "flushed: a Read Response finds no Read and places nothing");
+	s.rqe_held = true;
+	end(&w, &s, &sd, &e);
+	ok(e.drop && e.stream_dead && !w.asked[0] && !e.rqe_complete &&
+	   e.msn[SIW_QN_SEND] == s.msn[SIW_QN_SEND] && e.code == SIW_TERM_OK,
+	   "flushed while a Send arrived: it completes nothing, no MSN moves");
+	end(&w, &s, &rr, &e);
+	ok(e.drop && !w.asked[0] && !e.read_complete && !e.fatal,
+	   "flushed while a Read Response arrived: the Read is not completed by it");
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -845,6 +889,7 @@ int main(void)
 	test_end_read();
 	test_end_other();
 	test_rfc7306();
+	test_flushed();
 	printf("1..%u\n", n_tests);
 	return n_failed ? 1 : 0;
 }

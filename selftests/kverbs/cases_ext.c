@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 /*
- * RFC 7306 between two siw QPs (both ends siw, mpa_rfc7306 on, which is
- * the default): Send and RDMA Write with immediate data, and the atomics
+ * RFC 7306 between two siw QPs (both ends siw, the device's mpa/rfc7306
+ * set to 1 by 87-kverbs; 0 is the default): Send and RDMA Write with immediate data, and the atomics
  * fetch-and-add and compare-and-swap, with their completions and the
  * memory they change checked; atomics from two connections at once on one
  * target; an atomic refused by the target's access rights.
@@ -463,7 +463,7 @@ void kv_cases_rfc7306(struct kv_ctx *kv)
 	struct kv_buf src = {}, dst = {}, rbuf = {}, res = {};
 	int err;
 
-	kv_begin(kv, "RFC 7306: atomic_cap is IB_ATOMIC_HCA (mpa_rfc7306 on, the default)");
+	kv_begin(kv, "RFC 7306: atomic_cap is IB_ATOMIC_HCA (mpa/rfc7306 on)");
 	kv_expect(kv, kv->dev->attrs.atomic_cap == IB_ATOMIC_HCA,
 		  "atomic_cap %d", kv->dev->attrs.atomic_cap);
 	kv_end(kv);

@@ -9,7 +9,8 @@
 # fast-register MRs, local invalidate, Send with Invalidate, Read with
 # local invalidate, ib_drain_*, immediate post errors, IRD/ORD, the
 # device attributes, and RFC 7306 (immediate data, atomics) between its
-# QPs; then, with the device's mpa/rfc7306 at 0, the module again with
+# QPs, with the device's mpa/rfc7306 set to 1; then, with it at 0 (the
+# default), the module again with
 # ext_off=1: only the case that RFC 7306's posts fail locally
 # (-EOPNOTSUPP) while the connection works. The module prints one TAP line per case to the
 # kernel log; they are shown as a subtest, and one case here passes when
@@ -17,7 +18,7 @@
 # up, or a load that succeeds although a case failed (or fails although
 # none did) fails too.
 . "$(dirname "$0")/lib.sh"
-plan 18
+plan 19
 addr=192.0.2.60
 ko=$SIW_DIR/selftests/kverbs/siw_kverbs.ko
 
@@ -106,7 +107,11 @@ run_module() {
 	fi
 }
 
-run_module "default settings"
+# RFC 7306 is off by default (its administrator turns it on for kernel
+# users that post its verbs).
+check "mpa/rfc7306 of siw_kv is 0 by default, set to 1" sh -c \
+	'[ "$(cat /sys/class/infiniband/siw_kv/mpa/rfc7306)" = 0 ] && echo 1 > /sys/class/infiniband/siw_kv/mpa/rfc7306'
+run_module "mpa/rfc7306 1"
 # RFC 7306 switched off on the device: posts fail locally.
 check "mpa/rfc7306 of siw_kv set to 0" sh -c 'echo 0 > /sys/class/infiniband/siw_kv/mpa/rfc7306'
 run_module "with mpa/rfc7306 0" ext_off=1

@@ -48,8 +48,8 @@ check "veth kvv-a ($addr) to kvv-b in $NS2 (192.0.2.71)" sh -c \
 	 ip netns exec $NS2 ip addr add 192.0.2.71/24 dev kvv-b &&
 	 ip netns exec $NS2 ip link set kvv-b up"
 check "rdma link add siw_kvv on kvv-a" rdma link add siw_kvv type siw netdev kvv-a
-check "siw_kvv takes RFC 7306 (mpa/rfc7306 is 1 by default)" sh -c \
-	'[ "$(cat /sys/class/infiniband/siw_kvv/mpa/rfc7306)" = 1 ]'
+check "mpa/rfc7306 is 0 by default; siw_kvv takes RFC 7306 once set to 1" sh -c \
+	'[ "$(cat /sys/class/infiniband/siw_kvv/mpa/rfc7306)" = 0 ] && echo 1 > /sys/class/infiniband/siw_kvv/mpa/rfc7306 && [ "$(cat /sys/class/infiniband/siw_kvv/mpa/rfc7306)" = 1 ]'
 check "modprobe rdma_cm" modprobe rdma_cm
 
 # compare_victim LOG: each "# expect-victim N target V fatal F" line of
