@@ -215,6 +215,21 @@ static void siw_cm_local_params(struct siw_cep *cep, u16 port)
 		    (k.mpa_legacy_ird_ord == SIW_LEGACY_SMBD_PORT &&
 		     port == SIW_SMBD_PORT);
 	cep->timeout = msecs_to_jiffies(k.mpa_timeout_ms);
+	cep->user_timeout_ms = k.mpa_user_timeout_ms;
+}
+
+/*
+ * The QP takes the connection over: from now on, sent data that stays
+ * unacknowledged, or a receive window the peer keeps closed, fails the
+ * connection after the device's mpa/user_timeout_ms (TCP_USER_TIMEOUT;
+ * TCP's zero-window probes alone never give up on a peer that answers
+ * them). Must hold cep->lock.
+ */
+static void siw_cep_set_user_timeout(struct siw_cep *cep)
+{
+	lockdep_assert_held(&cep->lock);
+	if (cep->user_timeout_ms)
+		tcp_sock_set_user_timeout(cep->sock->sk, cep->user_timeout_ms);
 }
 
 /* --- socket callbacks (softirq) ----------------------------------------- */
@@ -708,6 +723,7 @@ int siw_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 			       param->private_data_len);
 	if (err)
 		goto err_teardown;
+	siw_cep_set_user_timeout(cep);
 	err = siw_qp_connected(qp, cep, cep->sock, &cep->result, false);
 	if (err)
 		goto err_teardown;
@@ -818,6 +834,7 @@ static void siw_cep_got_reply(struct siw_cep *cep)
 		return;
 	}
 	siw_cep_stop_timer(cep);
+	siw_cep_set_user_timeout(cep);
 	err = siw_qp_connected(cep->qp, cep, cep->sock, &cep->result, true);
 	if (err) {
 		siw_cep_connect_failed(cep, err, NULL, 0);

@@ -81,6 +81,7 @@ struct siw_cep {
 	struct siw_mpa_params params;
 	struct siw_mpa_result result;
 	unsigned long timeout;		/* for the MPA exchange, in jiffies */
+	u32 user_timeout_ms;		/* TCP_USER_TIMEOUT once connected */
 	u16 peer_ird, peer_ord;
 	u8 pd[SIW_MPA_PD_MAX];		/* our private data (active side) */
 	u16 pd_len;

@@ -39,6 +39,12 @@ static struct siw_knobs siw_default_knobs = {
 	 * flag (siw) gets them; with any other the verbs fail locally.
 	 */
 	.mpa_rfc7306 = 0,
+	/*
+	 * A peer that keeps its receive window closed (or stops
+	 * acknowledging) fails the connection after a minute, instead of
+	 * holding the QP's transmit for as long as it answers TCP's probes.
+	 */
+	.mpa_user_timeout_ms = 60000,
 };
 
 /* Valid values of each knob. */
@@ -61,6 +67,7 @@ static const struct siw_knob_range siw_knob_ranges[] = {
 	SIW_KNOB(mpa_gso, 0, 1),
 	SIW_KNOB(mpa_legacy_ird_ord, SIW_LEGACY_NEVER, SIW_LEGACY_ALWAYS),
 	SIW_KNOB(mpa_rfc7306, 0, 1),
+	SIW_KNOB(mpa_user_timeout_ms, 0, 3600000),
 };
 
 static const struct siw_knob_range *siw_knob_find(const char *name)
@@ -132,6 +139,8 @@ SIW_PARAM(mpa_legacy_ird_ord,
 	  "MPA revision 1: IRD and ORD as two 32-bit words first in the private data, as SMB Direct's iWARP peers send them ([MS-SMBD] 6.1): 0 never (default), 1 on TCP port 5445, 2 always; per device: mpa/legacy_ird_ord");
 SIW_PARAM(mpa_rfc7306,
 	  "Immediate Data and atomics (RFC 7306) with peers that say they take them, siw only (MPA revision 2), for kernel QPs whose users post them: 0 off (default), 1 on; per device: mpa/rfc7306");
+SIW_PARAM(mpa_user_timeout_ms,
+	  "TCP_USER_TIMEOUT of established connections, in ms: sent data unacknowledged, or the peer's receive window closed, for that long fails the connection (0-3600000, 0: TCP's own limits, which a peer answering window probes never meets; default 60000); per device: mpa/user_timeout_ms");
 SIW_PARAM(mpa_gso,
 	  "FPDUs as large as a GSO packet when the peer says it takes them (upstream siw's flag, MPA revision 2): 0 off, 1 on (default); per device: mpa/gso");
 
@@ -146,6 +155,7 @@ void siw_knobs_init(struct siw_knobs *k)
 	k->mpa_gso = READ_ONCE(siw_default_knobs.mpa_gso);
 	k->mpa_legacy_ird_ord = READ_ONCE(siw_default_knobs.mpa_legacy_ird_ord);
 	k->mpa_rfc7306 = READ_ONCE(siw_default_knobs.mpa_rfc7306);
+	k->mpa_user_timeout_ms = READ_ONCE(siw_default_knobs.mpa_user_timeout_ms);
 }
 
 void siw_knobs_get(struct siw_device *sdev, struct siw_knobs *k)
@@ -159,6 +169,7 @@ void siw_knobs_get(struct siw_device *sdev, struct siw_knobs *k)
 	k->mpa_gso = READ_ONCE(sdev->knobs.mpa_gso);
 	k->mpa_legacy_ird_ord = READ_ONCE(sdev->knobs.mpa_legacy_ird_ord);
 	k->mpa_rfc7306 = READ_ONCE(sdev->knobs.mpa_rfc7306);
+	k->mpa_user_timeout_ms = READ_ONCE(sdev->knobs.mpa_user_timeout_ms);
 }
 
 /* --- sysfs: /sys/class/infiniband/<dev>/mpa/ ------------------------------ */
@@ -214,6 +225,7 @@ SIW_KNOB_ATTR(timeout_ms);
 SIW_KNOB_ATTR(gso);
 SIW_KNOB_ATTR(legacy_ird_ord);
 SIW_KNOB_ATTR(rfc7306);
+SIW_KNOB_ATTR(user_timeout_ms);
 
 static struct attribute *siw_knob_attrs[] = {
 	&siw_attr_rev.attr,
@@ -225,6 +237,7 @@ static struct attribute *siw_knob_attrs[] = {
 	&siw_attr_gso.attr,
 	&siw_attr_legacy_ird_ord.attr,
 	&siw_attr_rfc7306.attr,
+	&siw_attr_user_timeout_ms.attr,
 	NULL,
 };
 

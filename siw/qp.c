@@ -268,7 +268,13 @@ int siw_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
 		}
 	}
 
-	err = xa_alloc_cyclic(&sdev->qp_xa, &qpn, qp, XA_LIMIT(1, SIW_MAX_QP),
+	/*
+	 * The number is reserved now and the QP published only once it is
+	 * whole, its queues mapped and the answer copied out: a lookup by
+	 * number (iw_cm, ucma) never finds one that may still fail and be
+	 * freed.
+	 */
+	err = xa_alloc_cyclic(&sdev->qp_xa, &qpn, NULL, XA_LIMIT(1, SIW_MAX_QP),
 			      &sdev->next_qpn, GFP_KERNEL);
 	if (err < 0)
 		goto err_free_rq;
@@ -301,6 +307,7 @@ int siw_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
 	attr->cap.max_send_sge = qp->max_send_sge;
 	attr->cap.max_recv_sge = qp->max_recv_sge;
 	attr->cap.max_inline_data = qp->max_inline;
+	xa_store(&sdev->qp_xa, qpn, qp, GFP_KERNEL);
 	return 0;
 
 err_erase:

@@ -8,7 +8,7 @@
  * (siw/proto.h), compiled into this program.
  *
  *   siw_hostile -a ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [-c] [-1]
- *               [-p RTR [-n]] [-e] [CASE...]
+ *               [-p RTR [-n]] [-e] [-w] [CASE...]
  *   siw_hostile -a ADDR -k PORT [-C CLIENT_NETNS] [-c] [CASE...]
  *
  * -c asks for MPA CRC, -1 speaks MPA revision 1, -p asks for peer-to-peer
@@ -71,6 +71,8 @@ static int home_ns = -1, use_crc, case_num, case_failed;
 static int mpa_rev = 2, p2p_rtr, skip_rtr;
 /* RFC 7306: asked for (-e); the kernel victim's port (-k). */
 static int ask_ext, victim_port;
+/* The attacker's receive buffer, when it means to keep its window shut. */
+static int small_rcvbuf, zero_window;
 
 static void tap(int ok, const char *fmt, ...)
 {
@@ -336,6 +338,9 @@ static int attacker_socket(struct target *t)
 		return -1;
 	setsockopt(t->sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(t->sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (small_rcvbuf)
+		setsockopt(t->sock, SOL_SOCKET, SO_RCVBUF, &small_rcvbuf,
+			   sizeof(small_rcvbuf));
 	return connect(t->sock, (struct sockaddr *)&ss, len);
 }
 
@@ -482,6 +487,8 @@ struct hostile_case {
 	int mid;
 	unsigned int placed;
 	int check_tail;
+	/* The Read succeeds; one Send of DATA_LEN bytes lands in a receive. */
+	int read_ok;
 };
 
 enum { MID_NONE, MID_DEREG, MID_FLUSH };
@@ -623,6 +630,31 @@ static size_t c_read_resp_empty(const struct target *t, unsigned char *out)
 static size_t c_read_resp_full(const struct target *t, unsigned char *out)
 {
 	return read_response(t, READ_LEN, out);
+}
+
+/*
+ * A Send between the two segments of the Read's response: messages of
+ * different queues may come between a message's segments (RFC 5041); the
+ * Read completes whole, the Send lands in a receive.
+ */
+static size_t c_read_resp_send_between(const struct target *t,
+				       unsigned char *out)
+{
+	static unsigned char data[READ_LEN];
+	struct siw_hdr h = { .opcode = SIW_RDMAP_READ_RESP,
+			     .stag = t->rreq.sink_stag,
+			     .to = t->rreq.sink_to };
+	struct siw_hdr sd = { .opcode = SIW_RDMAP_SEND, .last = true,
+			      .msn = t->send_msn };
+	size_t n;
+
+	memset(data, DATA_BYTE, sizeof(data));
+	n = fpdu(t, &h, data, READ_LEN / 2, out, 0);
+	n += fpdu(t, &sd, data, DATA_LEN, out + n, 0);
+	h.last = true;
+	h.to += READ_LEN / 2;
+	n += fpdu(t, &h, data, READ_LEN / 2, out + n, 0);
+	return n;
 }
 
 /* Where the mid-frame cases cut: the header and 2 KiB of payload. */
@@ -876,6 +908,9 @@ static const struct hostile_case cases[] = {
 	  .build = c_read_resp_half, .read = 1, .read_placed = READ_LEN / 2 },
 	{ .name = "read-response-empty", .want = SIW_TERM_DDP_T_BASE_BOUNDS,
 	  .build = c_read_resp_empty, .read = 1, .read_placed = 0 },
+	{ .name = "send-between-read-response-segments",
+	  .build = c_read_resp_send_between, .read = 1, .read_ok = 1,
+	  .read_placed = READ_LEN, .close_after = 1 },
 	{ .name = "write-then-deregister", .want = SIW_TERM_DDP_T_INVALID_STAG,
 	  .build = c_big_write, .split = SPLIT_AT, .mid = MID_DEREG,
 	  .placed = SPLIT_PLACED, .check_tail = 1 },
@@ -896,7 +931,7 @@ static const struct hostile_case cases[] = {
 #define NCASES (int)(sizeof(cases) / sizeof(cases[0]))
 
 static void server_saw_flush(struct server *s, int *flushed,
-			     struct ibv_wc *read_wc);
+			     struct ibv_wc *read_wc, int ok_recvs);
 
 /*
  * For the host's independent decode of a capture (selftests/wire-check.sh):
@@ -942,17 +977,17 @@ static int server_saw_error(struct server *s, int *flushed,
 			ibv_ack_async_event(&aev);
 		}
 	}
-	server_saw_flush(s, flushed, read_wc);
+	server_saw_flush(s, flushed, read_wc, 0);
 	return event;
 }
 
 /*
- * All posted receives complete, none successfully; with read_wc, the
- * server's Read completes too (its completion copied there; wr_id 0 if
- * it never came).
+ * All posted receives complete, none successfully but ok_recvs (each of
+ * DATA_LEN bytes of DATA_BYTE); with read_wc, the server's Read
+ * completes too (its completion copied there; wr_id 0 if it never came).
  */
 static void server_saw_flush(struct server *s, int *flushed,
-			     struct ibv_wc *read_wc)
+			     struct ibv_wc *read_wc, int ok_recvs)
 {
 	struct ibv_wc wc[NRECV + 1];
 	int want = NRECV + (read_wc ? 1 : 0), got = 0, recvs = 0, n, tries;
@@ -974,10 +1009,19 @@ static void server_saw_flush(struct server *s, int *flushed,
 			continue;
 		}
 		recvs++;
-		if (wc[n].status == IBV_WC_SUCCESS)
-			*flushed = 0;
+		if (wc[n].status == IBV_WC_SUCCESS) {
+			const unsigned char *b = s->rbuf + GUARD +
+				(wc[n].wr_id - 100) * RECV_LEN;
+			unsigned int i;
+
+			if (!ok_recvs-- || wc[n].byte_len != DATA_LEN)
+				*flushed = 0;
+			for (i = 0; i < DATA_LEN; i++)
+				if (b[i] != DATA_BYTE)
+					*flushed = 0;
+		}
 	}
-	if (recvs != NRECV)
+	if (recvs != NRECV || ok_recvs > 0)
 		*flushed = 0;
 }
 
@@ -1043,7 +1087,8 @@ static void check_read(const struct server *s, const struct hostile_case *c,
 	const unsigned char *sink = s->buf + GUARD + READ_AT;
 	unsigned int i, bad = 0;
 
-	enum ibv_wc_status want = c->read_status ? c->read_status :
+	enum ibv_wc_status want = c->read_ok ? IBV_WC_SUCCESS :
+				  c->read_status ? c->read_status :
 						   IBV_WC_LOC_LEN_ERR;
 
 	/* A flushed Read reports no length. */
@@ -1170,9 +1215,11 @@ static void run_case(const struct hostile_case *c)
 
 quiet:
 		flushed = 0;
-		server_saw_flush(&s, &flushed, c->read ? &read_wc : NULL);
-		tap(flushed, "%s %s: its %d receives are flushed", mode,
-		    c->name, NRECV);
+		server_saw_flush(&s, &flushed, c->read ? &read_wc : NULL,
+				 c->read_ok);
+		tap(flushed, "%s %s: its %d receives are flushed%s", mode,
+		    c->name, NRECV - c->read_ok,
+		    c->read_ok ? ", the Send's completes with its data" : "");
 		if (c->read)
 			check_read(&s, c, &read_wc, mode);
 		goto tail;
@@ -1234,6 +1281,78 @@ static void run_garbage_request(void)
 out:
 	if (fd >= 0)
 		close(fd);
+	server_destroy(&s);
+}
+
+/*
+ * A peer that completes the MPA exchange, then never reads: its receive
+ * window stays shut while it answers TCP's window probes. The server
+ * posts RDMA Writes toward it; its device's mpa/user_timeout_ms (set low
+ * by the test) must end the connection: every Write completes, the
+ * server sees the connection end. Without a bound, nothing ever would.
+ */
+#define ZW_WRITES	8
+#define ZW_WAIT_S	30
+static void run_zero_window(void)
+{
+	struct target t = { .sock = -1 };
+	struct rdma_cm_event *ev;
+	struct server s;
+	struct ibv_wc wc[ZW_WRITES + NRECV];
+	int i, got = 0, writes = 0, ended = 0, n, ms;
+	struct timeval t0, t1;
+
+	small_rcvbuf = 4096;
+	if (server_listen(&s) || attacker_connect(&s, &t)) {
+		small_rcvbuf = 0;
+		tap(0, "zero-window: connect and MPA exchange");
+		goto out;
+	}
+	small_rcvbuf = 0;
+	for (i = 0; i < ZW_WRITES; i++) {
+		struct ibv_sge sge = { (uintptr_t)s.buf + GUARD, REGION,
+				       s.mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = 200 + i, .sg_list = &sge,
+					  .num_sge = 1,
+					  .opcode = IBV_WR_RDMA_WRITE,
+					  .send_flags = IBV_SEND_SIGNALED },
+				   *bad;
+
+		wr.wr.rdma.remote_addr = 0x100000;
+		wr.wr.rdma.rkey = 0x4242;
+		if (ibv_post_send(s.id->qp, &wr, &bad))
+			break;
+	}
+	tap(i == ZW_WRITES, "zero-window: the server posts %d RDMA Writes of %d KiB toward a peer that never reads",
+	    ZW_WRITES, REGION / 1024);
+	gettimeofday(&t0, NULL);
+	/* Everything completes, and the connection ends, in bounded time. */
+	while (!ended || writes < i) {
+		struct pollfd pfd = { .fd = s.ec->fd, .events = POLLIN };
+
+		gettimeofday(&t1, NULL);
+		if (t1.tv_sec - t0.tv_sec > ZW_WAIT_S)
+			break;
+		n = ibv_poll_cq(s.cq, ZW_WRITES + NRECV - got, wc + got);
+		for (; n > 0; n--, got++)
+			writes += wc[got].wr_id >= 200;
+		if (!ended && poll(&pfd, 1, 100) == 1 &&
+		    !rdma_get_cm_event(s.ec, &ev)) {
+			ended = ev->event == RDMA_CM_EVENT_DISCONNECTED;
+			rdma_ack_cm_event(ev);
+		} else if (ended) {
+			usleep(100000);
+		}
+	}
+	gettimeofday(&t1, NULL);
+	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_usec - t0.tv_usec) / 1000;
+	tap(ended, "zero-window: the server sees the connection end (after %d ms; at most %d s)",
+	    ms, ZW_WAIT_S);
+	tap(writes == i, "zero-window: all %d Writes complete (%d did)", i,
+	    writes);
+out:
+	if (t.sock >= 0)
+		close(t.sock);
 	server_destroy(&s);
 }
 
@@ -1603,13 +1722,15 @@ static void usage(const char *prog)
 {
 	int i;
 
-	fprintf(stderr, "usage: %s -a SERVER_ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [-c] [-1] [-p RTR [-n]] [-e] [CASE...]\n"
+	fprintf(stderr, "usage: %s -a SERVER_ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [-c] [-1] [-p RTR [-n]] [-e] [-w] [CASE...]\n"
 		"       %s -a SERVER_ADDR -k PORT [-C CLIENT_NETNS] [-c] [CASE...]\n"
 		"  -c      ask for MPA CRC\n"
 		"  -1      speak MPA revision 1\n"
 		"  -p RTR  peer-to-peer mode offering RTR type 1 (Send), 2 (Write) or 4 (Read)\n"
 		"  -n      ... but send a first frame that is not the RTR\n"
 		"  -e      ask for RFC 7306 too (a user QP's server must refuse it)\n"
+		"  -w      only the zero-window case: a peer that never reads (the server's\n"
+		"          device's mpa/user_timeout_ms must end the connection)\n"
 		"  -k PORT the RFC 7306 cases against siw_kverbs.ko victim=1 at PORT\n"
 		"cases:", prog, prog);
 	for (i = 0; i < NCASES; i++)
@@ -1624,7 +1745,7 @@ int main(int argc, char **argv)
 {
 	int opt, i, a;
 
-	while ((opt = getopt(argc, argv, "a:S:C:c1p:nek:h")) != -1) {
+	while ((opt = getopt(argc, argv, "a:S:C:c1p:nek:wh")) != -1) {
 		switch (opt) {
 		case 'a':
 			server_addr = optarg;
@@ -1654,6 +1775,9 @@ int main(int argc, char **argv)
 			break;
 		case 'e':
 			ask_ext = 1;
+			break;
+		case 'w':
+			zero_window = 1;
 			break;
 		case 'k':
 			victim_port = atoi(optarg);
@@ -1709,6 +1833,12 @@ int main(int argc, char **argv)
 	}
 	home_ns = open("/proc/self/ns/net", O_RDONLY);
 	printf("TAP version 13\n");
+	/* -w: the zero-window case alone. */
+	if (zero_window) {
+		run_zero_window();
+		printf("1..%d\n", case_num);
+		return case_failed ? 1 : 0;
+	}
 	for (i = 0; i < NCASES; i++) {
 		int want = optind == argc;
 

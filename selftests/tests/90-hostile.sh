@@ -12,8 +12,8 @@
 # unload afterwards.
 . "$(dirname "$0")/lib.sh"
 # 3 cases of set-up, 2 per MPA mode (the cases, the counters) and 4 more
-# per captured mode, 2 at the end.
-plan 37
+# per captured mode, 2 for the peer that never reads, 2 at the end.
+plan 39
 require rdma tcpdump python3
 addr=192.0.2.1
 . "$(dirname "$0")/capture.sh"
@@ -77,5 +77,11 @@ for mode in "" "-c" "-1" "-1 -c" "-p 2" "-p 4" "-p 1" "-p 4 -c" \
 	fi
 done
 rm -f "$out" /tmp/hostile-stats.$$
+# A peer that never reads: its window stays shut; the connection must end
+# after siw_a's mpa/user_timeout_ms (TCP_USER_TIMEOUT), set low here.
+check "mpa/user_timeout_ms of siw_a is 60000 by default; set to 2000" sh -c \
+	'[ "$(cat /sys/class/infiniband/siw_a/mpa/user_timeout_ms)" = 60000 ] && echo 2000 > /sys/class/infiniband/siw_a/mpa/user_timeout_ms'
+tap_prog "siw_hostile -w: a peer that keeps its window shut" \
+	timeout 120 "$prog" -a $addr -S "$NS1" -C "$NS2" -w
 check_wait "no QP, CQ, MR or PD is left" 10 no_siw_resources
 check "modprobe -r siw" modprobe -r siw
