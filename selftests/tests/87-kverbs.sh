@@ -18,7 +18,7 @@
 # up, or a load that succeeds although a case failed (or fails although
 # none did) fails too.
 . "$(dirname "$0")/lib.sh"
-plan 19
+plan 20
 addr=192.0.2.60
 ko=$SIW_DIR/selftests/kverbs/siw_kverbs.ko
 
@@ -34,6 +34,11 @@ if [ ! -f "$ko" ]; then
 	exit 1
 fi
 load_siw
+# RFC 7306 is off by default (its administrator turns it on for kernel
+# users that post its verbs). ib_core reads atomic_cap once, when the
+# device is added: the module's default for new devices is set first.
+check "mpa_rfc7306 is 0 by default; set to 1 for the devices added next" sh -c \
+	'[ "$(cat /sys/module/siw/parameters/mpa_rfc7306)" = 0 ] && echo 1 > /sys/module/siw/parameters/mpa_rfc7306'
 check "dummy netdev siwkv0 with $addr" sh -c \
 	"ip link add siwkv0 type dummy && ip addr add $addr/24 dev siwkv0 && ip link set siwkv0 up"
 check "rdma link add siw_kv on siwkv0" rdma link add siw_kv type siw netdev siwkv0
@@ -107,10 +112,8 @@ run_module() {
 	fi
 }
 
-# RFC 7306 is off by default (its administrator turns it on for kernel
-# users that post its verbs).
-check "mpa/rfc7306 of siw_kv is 0 by default, set to 1" sh -c \
-	'[ "$(cat /sys/class/infiniband/siw_kv/mpa/rfc7306)" = 0 ] && echo 1 > /sys/class/infiniband/siw_kv/mpa/rfc7306'
+check "mpa/rfc7306 of siw_kv is 1" sh -c \
+	'[ "$(cat /sys/class/infiniband/siw_kv/mpa/rfc7306)" = 1 ]'
 run_module "mpa/rfc7306 1"
 # RFC 7306 switched off on the device: posts fail locally.
 check "mpa/rfc7306 of siw_kv set to 0" sh -c 'echo 0 > /sys/class/infiniband/siw_kv/mpa/rfc7306'
