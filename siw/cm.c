@@ -698,14 +698,18 @@ int siw_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 		goto out_unlock;
 	}
 	qp = siw_qp_lookup(sdev, param->qpn);
-	if (!qp) {
-		err = -EINVAL;
-		goto out_unlock;
-	}
-	err = siw_qp_cm_bind(qp);
+	err = qp ? siw_qp_cm_bind(qp) : -EINVAL;
 	if (err) {
-		siw_qp_put(qp);
-		goto out_unlock;
+		if (qp)
+			siw_qp_put(qp);
+		/*
+		 * After a failed accept iw_cm neither reports events nor lets
+		 * the ULP reject (its state is idle): the attempt ends here,
+		 * or the endpoint and its socket would stay behind.
+		 */
+		cm_id->add_ref(cm_id);
+		cep->cm_id = cm_id;
+		goto err_teardown;
 	}
 	cep->qp = qp;
 	cm_id->add_ref(cm_id);
