@@ -71,6 +71,30 @@ static void siw_rx_put_mem(struct siw_rx *rx)
 }
 
 /*
+ * One piece of placement into mem: only while the QP is not flushed
+ * (-ESHUTDOWN) and the region neither invalidated nor deregistered
+ * (-EKEYREVOKED). Holds both locks until siw_rx_piece_end(); no sleeping.
+ */
+static int siw_rx_piece_begin(struct siw_qp *qp, struct siw_mem *mem,
+			      unsigned long *qflags, unsigned long *mflags)
+{
+	if (!siw_qp_place_begin(qp, qflags))
+		return -ESHUTDOWN;
+	if (!siw_mem_access_begin(mem, mflags)) {
+		siw_qp_place_end(qp, *qflags);
+		return -EKEYREVOKED;
+	}
+	return 0;
+}
+
+static void siw_rx_piece_end(struct siw_qp *qp, struct siw_mem *mem,
+			     unsigned long qflags, unsigned long mflags)
+{
+	siw_mem_access_end(mem, mflags);
+	siw_qp_place_end(qp, qflags);
+}
+
+/*
  * Copies n bytes of the skb at off to [addr, addr + n) of mem, a page at
  * a time, each piece only while the QP is not flushed and the region not
  * invalidated or deregistered (-ESHUTDOWN, -EKEYREVOKED): a flush or an
@@ -82,15 +106,12 @@ static int siw_rx_copy(struct siw_qp *qp, struct siw_mem *mem, u64 addr,
 	while (n) {
 		unsigned long qflags, mflags;
 		struct siw_mem_seg seg;
-		int err = 0;
 		u8 *dst;
+		int err;
 
-		if (!siw_qp_place_begin(qp, &qflags))
-			return -ESHUTDOWN;
-		if (!siw_mem_access_begin(mem, &mflags)) {
-			siw_qp_place_end(qp, qflags);
-			return -EKEYREVOKED;
-		}
+		err = siw_rx_piece_begin(qp, mem, &qflags, &mflags);
+		if (err)
+			return err;
 		if (siw_mem_seg(mem, addr, n, &seg)) {
 			err = -EFAULT;
 			goto end;
@@ -104,8 +125,7 @@ static int siw_rx_copy(struct siw_qp *qp, struct siw_mem *mem, u64 addr,
 			qp->rx.st.crc = siw_mpa_crc_update(qp->rx.st.crc, dst,
 							   seg.len);
 end:
-		siw_mem_access_end(mem, mflags);
-		siw_qp_place_end(qp, qflags);
+		siw_rx_piece_end(qp, mem, qflags, mflags);
 		if (err)
 			return err;
 		addr += seg.len;
@@ -247,21 +267,16 @@ static void siw_rx_atomic_done(struct siw_qp *qp, u32 pos, u32 epoch,
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	if (status == SIW_WC_SUCCESS && epoch == qp->sq_epoch) {
 		unsigned long qflags, mflags;
+		int err = siw_rx_piece_begin(qp, mem, &qflags, &mflags);
 
-		if (!siw_qp_place_begin(qp, &qflags)) {
-			status = SIW_WC_WR_FLUSH_ERR;
+		if (err) {
+			status = err == -ESHUTDOWN ? SIW_WC_WR_FLUSH_ERR :
+						     SIW_WC_LOC_PROT_ERR;
 		} else {
-			if (siw_mem_access_begin(mem, &mflags)) {
-				for (i = 0, done = 0; i < n;
-				     done += seg[i++].len)
-					memcpy(page_address(seg[i].page) +
-					       seg[i].off, src + done,
-					       seg[i].len);
-				siw_mem_access_end(mem, mflags);
-			} else {
-				status = SIW_WC_LOC_PROT_ERR;
-			}
-			siw_qp_place_end(qp, qflags);
+			for (i = 0, done = 0; i < n; done += seg[i++].len)
+				memcpy(page_address(seg[i].page) + seg[i].off,
+				       src + done, seg[i].len);
+			siw_rx_piece_end(qp, mem, qflags, mflags);
 		}
 	}
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
