@@ -65,4 +65,44 @@ static inline struct ib_udata *siw_create_cq_udata(struct ib_udata *udata)
 #define siw_assign_str(dst, src) __assign_str(dst, src)
 #endif
 
+/*
+ * Pages handed to a socket by reference, the stack taking its own page
+ * references: MSG_SPLICE_PAGES with a bio_vec iterator since 6.5, one
+ * kernel_sendpage() per page before. Returns the bytes the socket took.
+ */
+#include <linux/net.h>
+#include <linux/socket.h>
+#include <linux/uio.h>
+#ifdef SIW_HAVE_MSG_SPLICE_PAGES
+static inline int siw_sock_send_pages(struct socket *sock, struct bio_vec *bv,
+				      unsigned int n, size_t len, int flags)
+{
+	struct msghdr msg = { .msg_flags = flags | MSG_SPLICE_PAGES };
+
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, bv, n, len);
+	return sock_sendmsg(sock, &msg);
+}
+#else
+static inline int siw_sock_send_pages(struct socket *sock, struct bio_vec *bv,
+				      unsigned int n, size_t len, int flags)
+{
+	int sent = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		int f = i + 1 < n ? flags | MSG_MORE | MSG_SENDPAGE_NOTLAST :
+				    flags;
+		int r = kernel_sendpage(sock, bv[i].bv_page, bv[i].bv_offset,
+					bv[i].bv_len, f);
+
+		if (r < 0)
+			return sent ? sent : r;
+		sent += r;
+		if (r != bv[i].bv_len)
+			break;
+	}
+	return sent;
+}
+#endif
+
 #endif /* SIW_COMPAT_H */

@@ -146,6 +146,7 @@ static void siw_qp_free_tx(struct siw_qp *qp)
 	kfree(qp->tx_hdr);
 	kfree(qp->tx_trailer);
 	kfree(qp->tx_kv);
+	siw_tx_bounce_free(qp);
 }
 
 static int siw_qp_check_caps(struct siw_device *sdev,

@@ -299,6 +299,8 @@ struct siw_qp {
 	/* Zero-copy transmit (tx_zc.c), set up on its first message. */
 	struct siw_zc_hub *zc_hub;
 	struct bio_vec *tx_bv;	/* SIW_TX_KV_MAX pieces of one batch */
+	/* Read Response payload copied out of its region (tx_bounce.c). */
+	struct siw_tx_bounce *tx_bounce;
 	u64 tx_zc_msgs;		/* messages sent zero-copy (rdma resource) */
 	u64 tx_db_read_resps;	/* Read Responses sent in a doorbell (same) */
 	/* Counters (stats.h): each written by the one context that owns it. */
@@ -462,6 +464,16 @@ struct siw_zc *siw_zc_start(struct siw_qp *qp, u32 pos, u32 bytes);
 struct ubuf_info *siw_zc_ubuf(struct siw_zc *zc);
 void siw_zc_end(struct siw_zc *zc, enum siw_wc_status status);
 void siw_zc_qp_release(struct siw_qp *qp);
+
+/* tx_bounce.c */
+struct siw_mem;
+bool siw_tx_bounce_room(struct siw_qp *qp, u32 bytes);
+int siw_tx_bounce_copy(struct siw_qp *qp, struct siw_mem *mem, u64 addr,
+		       u32 len, void **base);
+int siw_tx_bounce_send(struct siw_qp *qp, const struct kvec *kv,
+		       unsigned int n, int flags);
+void siw_tx_bounce_drop(struct siw_qp *qp);
+void siw_tx_bounce_free(struct siw_qp *qp);
 
 /* rx.c */
 void siw_rx_data_ready(struct sock *sk);

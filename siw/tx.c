@@ -66,6 +66,12 @@ struct siw_tx_src {
 	u32 idx;		/* current piece */
 	u32 off;		/* offset in it */
 	u32 total;
+	/*
+	 * Copied under each region's access_lock into pages of the QP's
+	 * own (tx_bounce.c): a Read Response's source, which no local work
+	 * request owns while it is sent.
+	 */
+	bool bounce;
 };
 
 void siw_tx_schedule(struct siw_qp *qp)
@@ -152,10 +158,12 @@ prot_err:
 
 /*
  * The next 'bytes' of the source as kvecs after kv[*nkv], and as CRC
- * fragments. Returns 0, or -EFAULT if memory went away.
+ * fragments. Returns 0, or -EFAULT if memory went away; for a bounced
+ * source also -EKEYREVOKED (the region was invalidated meanwhile) or
+ * -ENOMEM.
  */
-static int siw_tx_src_take(struct siw_tx_src *src, u32 bytes,
-			   struct kvec *kv, unsigned int *nkv,
+static int siw_tx_src_take(struct siw_qp *qp, struct siw_tx_src *src,
+			   u32 bytes, struct kvec *kv, unsigned int *nkv,
 			   struct siw_frag *frags, unsigned int *nfrags)
 {
 	while (bytes) {
@@ -165,7 +173,15 @@ static int siw_tx_src_take(struct siw_tx_src *src, u32 bytes,
 
 		if (*nkv >= SIW_TX_KV_MAX - 1)
 			return -EFAULT;
-		if (p->mem) {
+		if (p->mem && src->bounce) {
+			int r = siw_tx_bounce_copy(qp, p->mem,
+						   p->addr + src->off, n,
+						   &base);
+
+			if (r < 0)
+				return r;
+			n = r;
+		} else if (p->mem) {
 			struct siw_mem_seg seg;
 
 			if (siw_mem_seg(p->mem, p->addr + src->off, n, &seg))
@@ -237,11 +253,14 @@ static bool siw_tx_more_queued(struct siw_qp *qp)
 
 /*
  * kvecs one more FPDU of @payload bytes may need: its header and trailer,
- * and per SGE it touches a piece per page plus one for a page boundary.
+ * and per SGE it touches a piece per page plus one for a page boundary;
+ * copied into pages of our own, the pieces split at their boundaries too.
  */
-static unsigned int siw_tx_fpdu_kv_need(u32 payload)
+static unsigned int siw_tx_fpdu_kv_need(u32 payload, bool bounce)
 {
-	return 2 + (payload >> PAGE_SHIFT) + 2 * SIW_MAX_SGE;
+	u32 pieces = (payload >> PAGE_SHIFT) + 2 * SIW_MAX_SGE;
+
+	return 2 + (bounce ? 2 * pieces : pieces);
 }
 
 /*
@@ -290,12 +309,13 @@ static int siw_tx_zc_send(struct siw_qp *qp, const struct kvec *kv,
  * (performance.rst, "Zero-copy transmit").
  */
 static int siw_tx_batch(struct siw_qp *qp, struct msghdr *msg,
-			unsigned int nkv, size_t total, struct siw_zc *zc)
+			unsigned int nkv, size_t total, struct siw_zc *zc,
+			bool bounce)
 {
 	unsigned int i = 0;
 	int sent = 0;
 
-	if (!zc)
+	if (!zc && !bounce)
 		return kernel_sendmsg(qp->sock, msg, qp->tx_kv, nkv, total);
 	while (i < nkv) {
 		bool own = siw_tx_own_buf(qp, qp->tx_kv[i].iov_base);
@@ -315,6 +335,8 @@ static int siw_tx_batch(struct siw_qp *qp, struct msghdr *msg,
 
 			r = kernel_sendmsg(qp->sock, &m, &qp->tx_kv[i], j - i,
 					   len);
+		} else if (bounce) {
+			r = siw_tx_bounce_send(qp, &qp->tx_kv[i], j - i, flags);
 		} else {
 			r = siw_tx_zc_send(qp, &qp->tx_kv[i], j - i, flags, zc);
 		}
@@ -381,7 +403,9 @@ static int siw_tx_message(struct siw_qp *qp, struct siw_hdr *h,
 			if (!siw_fpdu_plan(qp->mulpdu, op->hdr_len,
 					   src->total - sent, &f))
 				return -EMSGSIZE;
-			if (nkv + siw_tx_fpdu_kv_need(f.payload) > SIW_TX_KV_MAX)
+			if (nkv + siw_tx_fpdu_kv_need(f.payload, src->bounce) >
+			    SIW_TX_KV_MAX ||
+			    (src->bounce && !siw_tx_bounce_room(qp, f.payload)))
 				break;	/* into the next batch */
 			h->last = f.last;
 			if (op->tagged)
@@ -398,9 +422,10 @@ static int siw_tx_message(struct siw_qp *qp, struct siw_hdr *h,
 			qp->tx_kv[nkv].iov_base = hdr;
 			qp->tx_kv[nkv].iov_len = hlen;
 			nkv++;
-			if (siw_tx_src_take(src, f.payload, qp->tx_kv, &nkv,
-					    frags, &nfrags))
-				return -EFAULT;
+			n = siw_tx_src_take(qp, src, f.payload, qp->tx_kv,
+					    &nkv, frags, &nfrags);
+			if (n)
+				return n;
 			if (qp->crc)
 				crc = siw_fpdu_crc(hdr, hlen, frags, nfrags,
 						   f.pad);
@@ -419,7 +444,9 @@ static int siw_tx_message(struct siw_qp *qp, struct siw_hdr *h,
 			msg.msg_flags |= MSG_MORE;
 		else if (siw_tx_more_queued(qp))
 			msg.msg_flags |= MSG_MORE;
-		n = siw_tx_batch(qp, &msg, nkv, total, zc);
+		n = siw_tx_batch(qp, &msg, nkv, total, zc, src->bounce);
+		if (src->bounce)
+			siw_tx_bounce_drop(qp);
 		if (n != total)
 			return n < 0 ? n : -EPIPE;
 		qp->tx_corked = msg.msg_flags & MSG_MORE;
@@ -758,9 +785,23 @@ static int siw_tx_read_response(struct siw_qp *qp, struct siw_irq_entry *e)
 		src.piece[0].len = e->rreq.size;
 		src.num = 1;
 		src.total = e->rreq.size;
+		src.bounce = true;
 	}
 	err = siw_tx_message(qp, &h, &src, NULL);
+	siw_tx_bounce_drop(qp);
 	siw_tx_src_release(&src);
+	/*
+	 * Invalidated or deregistered while the response went out: the rest
+	 * is not sent, and the Read Request is answered as if it had named
+	 * an invalid STag from the start (its first bytes left while valid).
+	 */
+	if (err == -EKEYREVOKED) {
+		struct siw_mem_view view = {};
+
+		code = siw_check_tagged(&view, e->rreq.src_to, e->rreq.size,
+					SIW_TAG_SOURCE);
+		siw_qp_terminate(qp, code, NULL, 0);
+	}
 	return err;
 }
 

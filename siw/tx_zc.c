@@ -95,14 +95,15 @@ static int siw_zc_qp_init(struct siw_qp *qp)
 	lockdep_assert_held(&qp->tx_lock);
 	if (qp->zc_hub)
 		return 0;
-	hub = kzalloc(sizeof(*hub), GFP_KERNEL);
-	qp->tx_bv = kcalloc(SIW_TX_KV_MAX, sizeof(*qp->tx_bv), GFP_KERNEL);
-	if (!hub || !qp->tx_bv) {
-		kfree(hub);
-		kfree(qp->tx_bv);
-		qp->tx_bv = NULL;
+	/* Read Responses may have made tx_bv already (tx_bounce.c). */
+	if (!qp->tx_bv)
+		qp->tx_bv = kcalloc(SIW_TX_KV_MAX, sizeof(*qp->tx_bv),
+				    GFP_KERNEL);
+	if (!qp->tx_bv)
 		return -ENOMEM;
-	}
+	hub = kzalloc(sizeof(*hub), GFP_KERNEL);
+	if (!hub)
+		return -ENOMEM;
 	refcount_set(&hub->ref, 1);
 	spin_lock_init(&hub->lock);
 	hub->qp = qp;

@@ -8,7 +8,7 @@
  * (siw/proto.h), compiled into this program.
  *
  *   siw_hostile -a ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [-c] [-1]
- *               [-p RTR [-n]] [-e] [-w] [CASE...]
+ *               [-p RTR [-n]] [-e] [-w | -r] [CASE...]
  *   siw_hostile -a ADDR -k PORT [-C CLIENT_NETNS] [-c] [CASE...]
  *
  * -c asks for MPA CRC, -1 speaks MPA revision 1, -p asks for peer-to-peer
@@ -74,6 +74,10 @@ static int mpa_rev = 2, p2p_rtr, skip_rtr;
 static int ask_ext, victim_port;
 /* The attacker's receive buffer, when it means to keep its window shut. */
 static int small_rcvbuf, zero_window;
+/* -r: only the Read Response whose source is deregistered meanwhile. */
+static int read_dereg;
+/* The server's region: REGION bytes, but for -r (RD_REGION). */
+static size_t region = REGION;
 
 static void tap(int ok, const char *fmt, ...)
 {
@@ -210,13 +214,13 @@ static int server_accept(struct server *s)
 	rdma_ack_cm_event(ev);
 	s->pd = ibv_alloc_pd(s->id->verbs);
 	s->cq = ibv_create_cq(s->id->verbs, 64, NULL, NULL, 0);
-	s->buf = aligned_alloc(4096, GUARD + REGION + GUARD);
+	s->buf = aligned_alloc(4096, GUARD + region + GUARD);
 	s->rbuf = aligned_alloc(4096, GUARD + NRECV * RECV_LEN + GUARD);
 	if (!s->pd || !s->cq || !s->buf || !s->rbuf)
 		return -1;
-	memset(s->buf, GUARD_BYTE, GUARD + REGION + GUARD);
+	memset(s->buf, GUARD_BYTE, GUARD + region + GUARD);
 	memset(s->rbuf, GUARD_BYTE, GUARD + NRECV * RECV_LEN + GUARD);
-	s->mr = ibv_reg_mr(s->pd, s->buf + GUARD, REGION,
+	s->mr = ibv_reg_mr(s->pd, s->buf + GUARD, region,
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			   IBV_ACCESS_REMOTE_READ);
 	s->rmr = ibv_reg_mr(s->pd, s->rbuf + GUARD, NRECV * RECV_LEN,
@@ -244,7 +248,7 @@ static int server_accept(struct server *s)
 	siw_put_be32(pd, s->mr->rkey);
 	siw_put_be32(pd + 4, a >> 32);
 	siw_put_be32(pd + 8, (uint32_t)a);
-	siw_put_be32(pd + 12, REGION);
+	siw_put_be32(pd + 12, region);
 	/* An STag that existed: registered, announced, deregistered. */
 	stale = ibv_reg_mr(s->pd, s->buf + GUARD, 4096,
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
@@ -289,7 +293,7 @@ static int guards_intact(const struct server *s)
 
 	for (i = 0; i < GUARD; i++)
 		if (s->buf[i] != GUARD_BYTE ||
-		    s->buf[GUARD + REGION + i] != GUARD_BYTE ||
+		    s->buf[GUARD + region + i] != GUARD_BYTE ||
 		    s->rbuf[i] != GUARD_BYTE ||
 		    s->rbuf[GUARD + NRECV * RECV_LEN + i] != GUARD_BYTE)
 			return 0;
@@ -1363,6 +1367,105 @@ out:
 }
 
 /*
+ * A peer that asks for its Read Responses and reads them slowly: while
+ * siw's send of the responses waits for the peer's window, the server
+ * deregisters the source region and writes new bytes into the memory.
+ * Those bytes must never leave (siw reads a response's source only while
+ * its STag is valid: tx_bounce.c); the first response stops short, and
+ * a Terminate says the STag is invalid. A Read of the whole region (1 MiB
+ * here) is far more than the server's socket buffer and the peer's window
+ * hold, so the send is still waiting, mid-response, when the region goes.
+ */
+#define RD_READS	2
+#define RD_REGION	(1024 * 1024)
+#define RD_NEW_BYTE	0xee
+static void run_read_source_deregistered(void)
+{
+	static unsigned char buf[2 + 65535 + 7];
+	unsigned char out[RD_READS * 64];
+	struct target t = { .sock = -1 };
+	enum siw_term_code code = SIW_TERM_OK;
+	size_t n = 0, resp = 0, fresh = 0, i;
+	struct server s;
+	int flushed;
+
+	small_rcvbuf = 4096;
+	region = RD_REGION;
+	if (server_listen(&s) || attacker_connect(&s, &t)) {
+		small_rcvbuf = 0;
+		tap(0, "read-source-deregistered: connect and MPA exchange");
+		goto out;
+	}
+	small_rcvbuf = 0;
+	for (i = 0; i < RD_READS; i++) {
+		struct siw_hdr h = { .opcode = SIW_RDMAP_READ_REQ,
+				     .last = true, .msn = t.rreq_msn++ };
+
+		h.rreq = (struct siw_rreq){ .sink_stag = 0x1234 + i,
+					    .size = RD_REGION,
+					    .src_stag = t.rkey,
+					    .src_to = t.addr };
+		n += fpdu(&t, &h, NULL, 0, out + n, 0);
+	}
+	if (write_all(t.sock, out, n)) {
+		tap(0, "read-source-deregistered: %d Read Requests sent", RD_READS);
+		goto out;
+	}
+	/* The responses fill the window and the server's socket buffer. */
+	usleep(500000);
+	tap(!ibv_dereg_mr(s.mr),
+	    "read-source-deregistered: the server deregisters its region while %d Read Responses of %d KiB wait for the peer's window",
+	    RD_READS, RD_REGION / 1024);
+	s.mr = NULL;
+	memset(s.buf + GUARD, RD_NEW_BYTE, RD_REGION);
+	/* Now read all of it, until the connection ends. */
+	for (;;) {
+		struct siw_term_msg msg;
+		uint32_t ulpdu, rest, plen;
+		unsigned char op;
+
+		if (read_all(t.sock, buf, 2))
+			break;
+		ulpdu = siw_get_be16(buf);
+		rest = ulpdu + siw_mpa_pad(ulpdu) + SIW_MPA_CRC_LEN;
+		if (read_all(t.sock, buf + 2, rest))
+			break;
+		op = buf[3] & SIW_RDMAP_OPCODE_MASK;
+		if (op == SIW_RDMAP_READ_RESP && ulpdu >= SIW_TAGGED_HDR_LEN) {
+			plen = ulpdu - SIW_TAGGED_HDR_LEN;
+			resp += plen;
+			for (i = 0; i < plen; i++)
+				fresh += buf[2 + SIW_TAGGED_HDR_LEN + i] ==
+					 RD_NEW_BYTE;
+		} else if (op == SIW_RDMAP_TERMINATE && code == SIW_TERM_OK &&
+			   ulpdu >= SIW_TERM_HDR_LEN &&
+			   siw_term_decode(buf + 2 + SIW_UNTAGGED_HDR_LEN,
+					   ulpdu - SIW_UNTAGGED_HDR_LEN, &msg)) {
+			code = msg.code;
+		}
+	}
+	tap(fresh == 0,
+	    "read-source-deregistered: no byte written after ibv_dereg_mr() returned left in a Read Response (%zu of %zu bytes did)",
+	    fresh, resp);
+	tap(resp < RD_REGION,
+	    "read-source-deregistered: the first response stopped short (%zu of %d bytes sent)",
+	    resp, RD_REGION);
+	tap(code == SIW_TERM_RDMAP_INVALID_STAG,
+	    "read-source-deregistered: Terminate RDMAP %u/%u/0x%02x, invalid STag (got %s)",
+	    siw_term_layer(SIW_TERM_RDMAP_INVALID_STAG),
+	    siw_term_etype(SIW_TERM_RDMAP_INVALID_STAG),
+	    siw_term_ecode(SIW_TERM_RDMAP_INVALID_STAG),
+	    code == SIW_TERM_OK ? "none" : siw_term_name(code));
+	tap(server_saw_error(&s, &flushed, NULL),
+	    "read-source-deregistered: the server's QP reports the error");
+	tap(guards_intact(&s), "read-source-deregistered: guard bytes intact");
+out:
+	if (t.sock >= 0)
+		close(t.sock);
+	server_destroy(&s);
+}
+
+/*
  * -k: the kernel victim. Connect, ask for RFC 7306 (and CRC with -c),
  * and read the victim's announcement: its first FPDU, a Send.
  */
@@ -1728,7 +1831,7 @@ static void usage(const char *prog)
 {
 	int i;
 
-	fprintf(stderr, "usage: %s -a SERVER_ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [-c] [-1] [-p RTR [-n]] [-e] [-w] [CASE...]\n"
+	fprintf(stderr, "usage: %s -a SERVER_ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [-c] [-1] [-p RTR [-n]] [-e] [-w | -r] [CASE...]\n"
 		"       %s -a SERVER_ADDR -k PORT [-C CLIENT_NETNS] [-c] [CASE...]\n"
 		"  -c      ask for MPA CRC\n"
 		"  -1      speak MPA revision 1\n"
@@ -1737,6 +1840,8 @@ static void usage(const char *prog)
 		"  -e      ask for RFC 7306 too (a user QP's server must refuse it)\n"
 		"  -w      only the zero-window case: a peer that never reads (the server's\n"
 		"          device's mpa/user_timeout_ms must end the connection)\n"
+		"  -r      only the Read Responses whose source region the server deregisters\n"
+		"          while they wait for the peer's window\n"
 		"  -k PORT the RFC 7306 cases against siw_kverbs.ko victim=1 at PORT\n"
 		"cases:", prog, prog);
 	for (i = 0; i < NCASES; i++)
@@ -1751,7 +1856,7 @@ int main(int argc, char **argv)
 {
 	int opt, i, a;
 
-	while ((opt = getopt(argc, argv, "a:S:C:c1p:nek:wh")) != -1) {
+	while ((opt = getopt(argc, argv, "a:S:C:c1p:nek:wrh")) != -1) {
 		switch (opt) {
 		case 'a':
 			server_addr = optarg;
@@ -1784,6 +1889,9 @@ int main(int argc, char **argv)
 			break;
 		case 'w':
 			zero_window = 1;
+			break;
+		case 'r':
+			read_dereg = 1;
 			break;
 		case 'k':
 			victim_port = atoi(optarg);
@@ -1844,6 +1952,12 @@ int main(int argc, char **argv)
 	/* -w: the zero-window case alone. */
 	if (zero_window) {
 		run_zero_window();
+		printf("1..%d\n", case_num);
+		return case_failed ? 1 : 0;
+	}
+	/* -r: the Read Response from a region deregistered meanwhile. */
+	if (read_dereg) {
+		run_read_source_deregistered();
 		printf("1..%d\n", case_num);
 		return case_failed ? 1 : 0;
 	}

@@ -12,8 +12,9 @@
 # unload afterwards.
 . "$(dirname "$0")/lib.sh"
 # 3 cases of set-up, 2 per MPA mode (the cases, the counters) and 4 more
-# per captured mode, 2 for the peer that never reads, 2 at the end.
-plan 39
+# per captured mode, 2 for the peer that never reads, 2 for the Read
+# Responses whose source goes away, 2 at the end.
+plan 41
 require rdma tcpdump python3
 addr=192.0.2.1
 . "$(dirname "$0")/capture.sh"
@@ -83,5 +84,12 @@ check "mpa/user_timeout_ms of siw_a is 60000 by default; set to 2000" sh -c \
 	'[ "$(cat /sys/class/infiniband/siw_a/mpa/user_timeout_ms)" = 60000 ] && echo 2000 > /sys/class/infiniband/siw_a/mpa/user_timeout_ms'
 tap_prog "siw_hostile -w: a peer that keeps its window shut" \
 	timeout 120 "$prog" -a $addr -S "$NS1" -C "$NS2" -w
+# A Read Response whose source region is deregistered while the send
+# waits for the peer's window: no byte written after the deregistration
+# may leave; the response stops with a Terminate (invalid STag).
+tap_prog "siw_hostile -r: a Read's source deregistered mid-response" \
+	timeout 120 "$prog" -a $addr -S "$NS1" -C "$NS2" -r
+tap_prog "siw_hostile -r -c: the same with MPA CRC" \
+	timeout 120 "$prog" -a $addr -S "$NS1" -C "$NS2" -r -c
 check_wait "no QP, CQ, MR or PD is left" 10 no_siw_resources
 check "modprobe -r siw" modprobe -r siw

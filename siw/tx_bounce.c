@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+/*
+ * Read Response payload, copied out under the region's lock.
+ *
+ * A Read Response's source is memory the peer named by STag; no local
+ * work request owns it while it is sent, only the STag's validity says
+ * its pages still belong to the region. So the responder reads them only
+ * under the region's access_lock, as placement writes (mem.h), each piece
+ * copied into a page of siw's own, and those pages go to TCP by
+ * reference. However long a send then waits for the peer's window, no
+ * byte of the region is read once invalidation or deregistration has
+ * returned; the next piece finds the STag invalid and the QP terminates.
+ *
+ * A batch's pages are new (never slab, never written again once handed
+ * over); the QP drops its references after the batch, and the stack
+ * frees each page when it lets go of its last skb. One copy per byte, as
+ * when TCP copies from a kvec.
+ */
+#include <linux/bvec.h>
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+
+#include "siw.h"
+
+/*
+ * A batch carries at most SIW_TX_BATCH_BYTES plus one FPDU of payload;
+ * an FPDU's payload is below 64 KiB (its MPA length is 16 bits).
+ */
+#define SIW_TX_BOUNCE_PAGES	(2 * SIW_TX_BATCH_BYTES / PAGE_SIZE + 1)
+
+/* The current batch's pages. Only under the QP's tx_lock. */
+struct siw_tx_bounce {
+	struct page *page[SIW_TX_BOUNCE_PAGES];
+	unsigned int num;	/* pages in page[] */
+	unsigned int off;	/* bytes used of page[num - 1] */
+};
+
+/* The QP's bounce state and bio_vecs, made on its first Read Response. */
+static struct siw_tx_bounce *siw_tx_bounce_of(struct siw_qp *qp)
+{
+	lockdep_assert_held(&qp->tx_lock);
+	if (!qp->tx_bv) {
+		qp->tx_bv = kcalloc(SIW_TX_KV_MAX, sizeof(*qp->tx_bv),
+				    GFP_KERNEL);
+		if (!qp->tx_bv)
+			return NULL;
+	}
+	if (!qp->tx_bounce)
+		qp->tx_bounce = kzalloc(sizeof(*qp->tx_bounce), GFP_KERNEL);
+	return qp->tx_bounce;
+}
+
+/* May the current batch take @bytes more? */
+bool siw_tx_bounce_room(struct siw_qp *qp, u32 bytes)
+{
+	const struct siw_tx_bounce *b = qp->tx_bounce;
+	u64 room;
+
+	lockdep_assert_held(&qp->tx_lock);
+	if (!b)
+		return bytes <= SIW_TX_BOUNCE_PAGES * PAGE_SIZE;
+	room = (u64)(SIW_TX_BOUNCE_PAGES - b->num) * PAGE_SIZE;
+	if (b->num)
+		room += PAGE_SIZE - b->off;
+	return bytes <= room;
+}
+
+/*
+ * Copies up to @len bytes of @mem at @addr into the batch's pages while
+ * the region is valid; *base is where they are. Returns the bytes copied
+ * (fewer at a page boundary, on either side), -EKEYREVOKED once the
+ * region was invalidated or deregistered, -ENOMEM, or -EFAULT.
+ */
+int siw_tx_bounce_copy(struct siw_qp *qp, struct siw_mem *mem, u64 addr,
+		       u32 len, void **base)
+{
+	struct siw_tx_bounce *b = siw_tx_bounce_of(qp);
+	struct siw_mem_seg seg;
+	unsigned long flags;
+	void *dst;
+	int err;
+
+	if (!b)
+		return -ENOMEM;
+	if (!b->num || b->off == PAGE_SIZE) {
+		struct page *page;
+
+		if (b->num == SIW_TX_BOUNCE_PAGES)
+			return -EFAULT;	/* siw_tx_bounce_room() said no */
+		page = alloc_page(GFP_KERNEL | __GFP_NOWARN);
+		if (!page)
+			return -ENOMEM;
+		b->page[b->num++] = page;
+		b->off = 0;
+	}
+	len = min_t(u32, len, PAGE_SIZE - b->off);
+	dst = page_address(b->page[b->num - 1]) + b->off;
+	if (!siw_mem_access_begin(mem, &flags))
+		return -EKEYREVOKED;
+	err = siw_mem_seg(mem, addr, len, &seg);
+	if (!err) {
+		len = min(len, seg.len);
+		memcpy(dst, page_address(seg.page) + seg.off, len);
+	}
+	siw_mem_access_end(mem, flags);
+	if (err)
+		return -EFAULT;
+	b->off += len;
+	*base = dst;
+	return len;
+}
+
+/*
+ * Sends kv[0..n), each within one of the batch's pages, by reference.
+ * Returns what the socket took.
+ */
+int siw_tx_bounce_send(struct siw_qp *qp, const struct kvec *kv,
+		       unsigned int n, int flags)
+{
+	size_t len = 0;
+	unsigned int i;
+
+	lockdep_assert_held(&qp->tx_lock);
+	if (WARN_ON_ONCE(!qp->tx_bv || n > SIW_TX_KV_MAX))
+		return -EFAULT;
+	for (i = 0; i < n; i++) {
+		bvec_set_page(&qp->tx_bv[i], virt_to_page(kv[i].iov_base),
+			      kv[i].iov_len, offset_in_page(kv[i].iov_base));
+		len += kv[i].iov_len;
+	}
+	return siw_sock_send_pages(qp->sock, qp->tx_bv, n, len, flags);
+}
+
+/* The batch went (or failed): the stack holds what it still needs. */
+void siw_tx_bounce_drop(struct siw_qp *qp)
+{
+	struct siw_tx_bounce *b = qp->tx_bounce;
+
+	lockdep_assert_held(&qp->tx_lock);
+	if (!b)
+		return;
+	while (b->num)
+		put_page(b->page[--b->num]);
+	b->off = 0;
+}
+
+/* destroy_qp, once no transmit runs. */
+void siw_tx_bounce_free(struct siw_qp *qp)
+{
+	if (qp->tx_bounce) {
+		while (qp->tx_bounce->num)
+			put_page(qp->tx_bounce->page[--qp->tx_bounce->num]);
+		kfree(qp->tx_bounce);
+		qp->tx_bounce = NULL;
+	}
+}
