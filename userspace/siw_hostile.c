@@ -138,6 +138,9 @@ struct target {
 	uint32_t len;		/* of the MR at addr */
 	uint32_t off;		/* of the 8-byte target in both */
 	uint64_t start;		/* the target's first value */
+	uint32_t brkey;		/* the big MR: remote read only */
+	uint64_t baddr;
+	uint32_t blen;
 };
 
 static int get_addr(struct sockaddr_storage *ss, socklen_t *len)
@@ -1503,11 +1506,11 @@ static int victim_connect(struct target *t)
 	t->crc = res.crc;
 	t->send_msn = SIW_MSN_FIRST;
 	t->rreq_msn = SIW_MSN_FIRST;
-	/* The announcement: one Send of 40 bytes (victim.c). */
+	/* The announcement: one Send of 56 bytes (victim.c). */
 	if (read_all(t->sock, frame, 2))
 		return -1;
 	ulpdu = siw_get_be16(frame);
-	if (ulpdu != SIW_UNTAGGED_HDR_LEN + 40 ||
+	if (ulpdu != SIW_UNTAGGED_HDR_LEN + 56 ||
 	    read_all(t->sock, frame + 2,
 		     ulpdu + siw_mpa_pad(ulpdu) + SIW_MPA_CRC_LEN) ||
 	    siw_ddp_check(frame + 2, ulpdu, ulpdu, SIW_DDP_EXT, &h) !=
@@ -1525,6 +1528,10 @@ static int victim_connect(struct target *t)
 	t->off = siw_get_be32(b + 28);
 	t->start = (uint64_t)siw_get_be32(b + 32) << 32 |
 		   siw_get_be32(b + 36);
+	t->brkey = siw_get_be32(b + 40);
+	t->baddr = (uint64_t)siw_get_be32(b + 44) << 32 |
+		   siw_get_be32(b + 48);
+	t->blen = siw_get_be32(b + 52);
 	return 0;
 }
 
@@ -1693,6 +1700,7 @@ struct victim_case {
 	u32 resp_id;		/* an Atomic Response with it, or 0 */
 	int64_t target;		/* the target's value minus start; or: */
 	uint64_t target_abs;	/* ... this value, if set */
+	int read_inval;		/* run_victim_read_inval() instead */
 };
 
 #define KTERM(n, code, fn)	{ .name = n, .want = code, .build = fn }
@@ -1723,6 +1731,7 @@ static const struct victim_case kcases[] = {
 	KTERM("immediate-without-receive", SIW_TERM_DDP_UT_MSN_NO_BUF,
 	      k_imm_no_receive),
 	KTERM("immediate-too-long", SIW_TERM_DDP_UT_TOO_LONG, k_imm_too_long),
+	{ .name = "read-source-invalidated", .read_inval = 1 },
 };
 
 #define NKCASES (int)(sizeof(kcases) / sizeof(kcases[0]))
@@ -1765,6 +1774,105 @@ static enum siw_term_code read_victim(const struct target *t, u32 id,
 	}
 }
 
+/*
+ * The kernel half of read-source-deregistered (-r): two Reads of the
+ * victim's big fast-register MR (1 MiB each) toward a peer whose window
+ * is small, then, while siw's send of the first response waits, a Send
+ * with Invalidate of that MR; on its receive the victim poisons the
+ * pages and frees them (victim.c). No poisoned byte may arrive, the
+ * response stops short with a Terminate (invalid STag), and on a KASAN
+ * kernel nothing reads the freed pages.
+ */
+#define KRD_POISON	0xee
+static void run_victim_read_inval(const struct victim_case *c, int conn)
+{
+	static unsigned char buf[2 + 65535 + 7];
+	const char *mode = use_crc ? "rfc7306 crc" : "rfc7306 no-crc";
+	struct target t = { .sock = -1 };
+	struct hostile_case hc = { .name = c->name,
+				   .want = SIW_TERM_RDMAP_INVALID_STAG };
+	enum siw_term_code code = SIW_TERM_OK;
+	unsigned char out[3 * 64];
+	struct siw_hdr sd = { .opcode = SIW_RDMAP_SEND_INV, .last = true };
+	unsigned char data[16] = { 0 };
+	size_t n = 0, resp = 0, poison = 0, i;
+
+	small_rcvbuf = 4096;
+	if (victim_connect(&t)) {
+		small_rcvbuf = 0;
+		tap(0, "%s %s: connect, MPA exchange with RFC 7306, the victim's announcement",
+		    mode, c->name);
+		printf("# expect-victim %d none\n", conn);
+		goto out;
+	}
+	small_rcvbuf = 0;
+	for (i = 0; i < 2; i++) {
+		struct siw_hdr h = { .opcode = SIW_RDMAP_READ_REQ,
+				     .last = true, .msn = t.rreq_msn++ };
+
+		h.rreq = (struct siw_rreq){ .sink_stag = 0x1234 + i,
+					    .size = t.blen,
+					    .src_stag = t.brkey,
+					    .src_to = t.baddr };
+		n += fpdu(&t, &h, NULL, 0, out + n, 0);
+	}
+	if (write_all(t.sock, out, n)) {
+		tap(0, "%s %s: the Read Requests", mode, c->name);
+		goto out;
+	}
+	/* The first response fills the window and the socket buffer. */
+	usleep(500000);
+	sd.msn = t.send_msn++;
+	sd.rsvd_ulp = t.brkey;
+	n = fpdu(&t, &sd, data, sizeof(data), out, 0);
+	tap(!write_all(t.sock, out, n),
+	    "%s %s: a Send with Invalidate of the big MR while %u KiB Read Responses wait for the window",
+	    mode, c->name, t.blen / 1024);
+	/* The victim poisons and frees the pages on that receive. */
+	usleep(500000);
+	for (;;) {
+		struct siw_term_msg msg;
+		uint32_t ulpdu, plen;
+		unsigned char op;
+
+		if (read_all(t.sock, buf, 2))
+			break;
+		ulpdu = siw_get_be16(buf);
+		if (read_all(t.sock, buf + 2,
+			     ulpdu + siw_mpa_pad(ulpdu) + SIW_MPA_CRC_LEN))
+			break;
+		op = buf[3] & SIW_RDMAP_OPCODE_MASK;
+		if (op == SIW_RDMAP_READ_RESP && ulpdu >= SIW_TAGGED_HDR_LEN) {
+			plen = ulpdu - SIW_TAGGED_HDR_LEN;
+			resp += plen;
+			for (i = 0; i < plen; i++)
+				poison += buf[2 + SIW_TAGGED_HDR_LEN + i] ==
+					  KRD_POISON;
+		} else if (op == SIW_RDMAP_TERMINATE && code == SIW_TERM_OK &&
+			   ulpdu >= SIW_TERM_HDR_LEN &&
+			   siw_term_decode(buf + 2 + SIW_UNTAGGED_HDR_LEN,
+					   ulpdu - SIW_UNTAGGED_HDR_LEN, &msg)) {
+			code = msg.code;
+		}
+	}
+	print_expectation(&t, &hc, mode);
+	tap(poison == 0,
+	    "%s %s: no byte of the freed, poisoned pages left in a Read Response (%zu of %zu did)",
+	    mode, c->name, poison, resp);
+	tap(resp < t.blen,
+	    "%s %s: the first response stopped short (%zu of %u bytes)",
+	    mode, c->name, resp, t.blen);
+	tap(code == hc.want, "%s %s: Terminate %s (got %s)", mode, c->name,
+	    siw_term_name(hc.want),
+	    code == SIW_TERM_OK ? "none" : siw_term_name(code));
+	printf("# expect-victim %d target 0x%llx fatal 1 case %s\n", conn,
+	       (unsigned long long)t.start, c->name);
+	fflush(stdout);
+out:
+	if (t.sock >= 0)
+		close(t.sock);
+}
+
 static void run_victim_case(const struct victim_case *c, int conn)
 {
 	static unsigned char frame[2 + 65535 + 7];
@@ -1775,6 +1883,10 @@ static void run_victim_case(const struct victim_case *c, int conn)
 	int resp;
 	size_t n;
 
+	if (c->read_inval) {
+		run_victim_read_inval(c, conn);
+		return;
+	}
 	if (victim_connect(&t)) {
 		tap(0, "%s %s: connect, MPA exchange with RFC 7306, the victim's announcement",
 		    mode, c->name);

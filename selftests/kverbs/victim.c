@@ -11,9 +11,19 @@
  * registers the MR and sends one Send of 40 bytes, ten big-endian words:
  * the MR's rkey, address (2) and length; the PD's global rkey (no atomic
  * access), the page's address under it (2), the target's offset in the
- * page; the target's first value (2). It logs its receive completions, and on unload, per
- * connection, the QP's async events and the target's value, for the test
- * to compare with what the peer expected.
+ * page; the target's first value (2); then a second fast-register MR of
+ * KV_VICTIM_BIG bytes (4 blocks) with remote read access only, filled
+ * with KV_VICTIM_BIG_BYTE: its rkey, address (2) and length. It logs its
+ * receive completions, and on unload, per connection, the QP's async
+ * events and the target's value, for the test to compare with what the
+ * peer expected.
+ *
+ * A receive that invalidated the big MR (a peer's Send with Invalidate)
+ * makes the victim poison its pages with KV_VICTIM_POISON and free them
+ * at once, as a ULP may once the invalidation completed: any byte siw
+ * still read from them afterwards, for a Read Response, would be freed
+ * memory (KASAN, with make check DEBUG=1) or the poison (the peer
+ * checks).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -26,15 +36,21 @@
 #define KV_VICTIM_OFF		64
 #define KV_VICTIM_START		0x1000ULL
 #define KV_VICTIM_MAX		64
+#define KV_VICTIM_BIG_ORDER	6
+#define KV_VICTIM_BIG		(4 * (PAGE_SIZE << KV_VICTIM_BIG_ORDER))
+#define KV_VICTIM_BIG_BYTE	0x5a
+#define KV_VICTIM_POISON	0xee
+#define KV_VICTIM_ANNOUNCE	56
 
 struct kv_victim_conn {
 	int num;
 	struct rdma_cm_id *id;
 	struct ib_cq *cq;
 	struct kv_frmr f;
+	struct kv_frmr big;	/* remote read only; freed when invalidated */
 	struct kv_buf rbuf;	/* the receives */
 	struct kv_buf sbuf;	/* the announcement */
-	struct ib_cqe recv_cqe, send_cqe, reg_cqe;
+	struct ib_cqe recv_cqe, send_cqe, reg_cqe, reg_big_cqe;
 	struct work_struct ready;
 	unsigned long qp_events;
 	bool established;
@@ -56,6 +72,18 @@ static void kv_victim_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	pr_info("# victim %d: receive %s opcode %d wc_flags 0x%x imm 0x%x byte_len %u\n",
 		c->num, ib_wc_status_msg(wc->status), wc->opcode,
 		wc->wc_flags, be32_to_cpu(wc->ex.imm_data), wc->byte_len);
+	if (wc->status == IB_WC_SUCCESS &&
+	    (wc->wc_flags & IB_WC_WITH_INVALIDATE) && c->big.nblocks &&
+	    wc->ex.invalidate_rkey == c->big.mr->rkey) {
+		unsigned int i;
+
+		for (i = 0; i < c->big.nblocks; i++)
+			memset(page_address(c->big.block[i]), KV_VICTIM_POISON,
+			       PAGE_SIZE << c->big.order);
+		kv_frmr_free(victim.kv, &c->big);
+		pr_info("# victim %d: the big MR was invalidated by the peer: poisoned and freed\n",
+			c->num);
+	}
 }
 
 static void kv_victim_send_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -92,8 +120,17 @@ static void kv_victim_ready(struct work_struct *work)
 		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_ATOMIC |
 			  IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE,
 	};
+	struct ib_reg_wr reg_big = {
+		.wr = {
+			.wr_cqe = &c->reg_big_cqe,
+			.opcode = IB_WR_REG_MR,
+		},
+		.mr = c->big.mr,
+		.key = c->big.mr->rkey,
+		.access = IB_ACCESS_REMOTE_READ,
+	};
 	struct ib_sge sge = {
-		.addr = c->sbuf.dma, .length = 40,
+		.addr = c->sbuf.dma, .length = KV_VICTIM_ANNOUNCE,
 		.lkey = kv->pd->local_dma_lkey,
 	};
 	struct ib_send_wr send = {
@@ -117,7 +154,12 @@ static void kv_victim_ready(struct work_struct *work)
 	w[7] = cpu_to_be32(KV_VICTIM_OFF);
 	w[8] = cpu_to_be32(KV_VICTIM_START >> 32);
 	w[9] = cpu_to_be32((u32)KV_VICTIM_START);
-	reg.wr.next = &send;
+	w[10] = cpu_to_be32(c->big.mr->rkey);
+	w[11] = cpu_to_be32(c->big.mr->iova >> 32);
+	w[12] = cpu_to_be32((u32)c->big.mr->iova);
+	w[13] = cpu_to_be32(KV_VICTIM_BIG);
+	reg.wr.next = &reg_big.wr;
+	reg_big.wr.next = &send;
 	err = ib_post_send(c->id->qp, &reg.wr, &bad);
 	pr_info("# victim %d: connected; MR rkey 0x%x registered and announced (%d)\n",
 		c->num, c->f.mr->rkey, err);
@@ -135,6 +177,8 @@ static void kv_victim_free(struct kv_victim_conn *c)
 	if (c->cq)
 		ib_free_cq(c->cq);
 	kv_frmr_free(kv, &c->f);
+	if (c->big.nblocks)
+		kv_frmr_free(kv, &c->big);
 	kv_buf_free(kv, &c->rbuf);
 	kv_buf_free(kv, &c->sbuf);
 	kfree(c);
@@ -175,6 +219,7 @@ static int kv_victim_request(struct rdma_cm_id *id)
 	c->recv_cqe.done = kv_victim_recv_done;
 	c->send_cqe.done = kv_victim_send_done;
 	c->reg_cqe.done = kv_victim_send_done;
+	c->reg_big_cqe.done = kv_victim_send_done;
 	id->context = c;
 
 	/* The kv_* helpers report through a case; here there is none. */
@@ -182,8 +227,13 @@ static int kv_victim_request(struct rdma_cm_id *id)
 	err = -ENOMEM;
 	if (kv_buf_alloc(kv, &c->rbuf, KV_VICTIM_RECVS * KV_VICTIM_RECV_LEN) ||
 	    kv_buf_alloc(kv, &c->sbuf, 64) ||
-	    !kv_frmr_create(kv, &c->f, 1, 0, 0, PAGE_SIZE))
+	    !kv_frmr_create(kv, &c->f, 1, 0, 0, PAGE_SIZE) ||
+	    !kv_frmr_create(kv, &c->big, 4, KV_VICTIM_BIG_ORDER, 0,
+			    KV_VICTIM_BIG))
 		goto err;
+	for (i = 0; i < c->big.nblocks; i++)
+		memset(page_address(c->big.block[i]), KV_VICTIM_BIG_BYTE,
+		       PAGE_SIZE << c->big.order);
 	*(u64 *)((u8 *)page_address(c->f.block[0]) + KV_VICTIM_OFF) =
 		KV_VICTIM_START;
 	c->cq = ib_alloc_cq(kv->dev, c, 16, 0, IB_POLL_WORKQUEUE);

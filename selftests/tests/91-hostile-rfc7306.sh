@@ -10,12 +10,16 @@
 # Terminate RFC 5040/5041 (as protocol.rst maps them) assign, or a valid
 # one its Atomic Response. On unload the victim logs, per connection,
 # whether its QP failed and the 8-byte target's value: both must be what
-# the attacker expected (a refused atomic changes nothing). Without CRC
-# and with, each run captured for the host's tshark (wire-check.sh).
+# the attacker expected (a refused atomic changes nothing). The last
+# case reads the victim's big fast-register MR while a Send with
+# Invalidate of it arrives: the victim poisons and frees its pages at
+# once, and no byte of them may leave (on DEBUG=1, KASAN watches the
+# pages). Without CRC and with, each run captured for the host's tshark
+# (wire-check.sh).
 . "$(dirname "$0")/lib.sh"
-# 4 of set-up; per mode 10 (victim, attacker, rmmod, its log, 2 about
+# 4 of set-up; per mode 11 (victim, attacker, rmmod, its log, 3 about
 # receives, capture 4); 2 at the end.
-plan 26
+plan 28
 require rdma tcpdump
 addr=192.0.2.70
 port=19876
@@ -91,6 +95,8 @@ for mode in "" "-c"; do
 		grep -q '^# victim 3: receive success opcode 129 wc_flags 0x2 imm 0xbeef byte_len 64$' <<< "$log"
 	check "$name: the immediate without a receive completed the 4 posted ones (case 14)" \
 		test "$(grep -c '^# victim 14: receive success opcode 128 wc_flags 0x2 imm ' <<< "$log")" = 4
+	check "$name: the victim freed its big MR when the peer's Send with Invalidate came (case 16)" \
+		grep -q '^# victim 16: the big MR was invalidated by the peer: poisoned and freed$' <<< "$log"
 	end_capture "$name" "/tmp/$name.pcap"
 	if stop_capture >/dev/null; then
 		ok "$name: tcpdump stopped on SIGINT"
