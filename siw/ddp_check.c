@@ -299,8 +299,13 @@ enum siw_term_code siw_check_atomic(const struct siw_mem_view *m,
 	code = siw_check_tagged(m, a->to, SIW_ATOMIC_LEN, SIW_TAG_SOURCE);
 	if (code != SIW_TERM_OK)
 		return code;
+	/*
+	 * RFC 7306 section 8.2: a target that is not 64-bit aligned is a
+	 * Remote Operation Error, "catastrophic error, localized to RDMAP
+	 * stream".
+	 */
 	if (a->to & (SIW_ATOMIC_LEN - 1))
-		return SIW_TERM_RDMAP_BASE_BOUNDS;
+		return SIW_TERM_RDMAP_CATASTROPHIC_STREAM;
 	return SIW_TERM_OK;
 }
 

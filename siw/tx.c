@@ -652,6 +652,9 @@ static int siw_tx_atomic_request(struct siw_qp *qp, const struct siw_sqe *sqe,
 		a->add_swap = ext->compare_add;
 		/* No field boundaries: one 64-bit add. */
 		a->add_swap_mask = 0;
+		/* RFC 7306 section 5.2.1: unused by FetchAdd, all ones. */
+		a->compare = 0;
+		a->compare_mask = ~0ULL;
 	} else {
 		a->op = SIW_ATOMIC_CMP_SWAP;
 		a->add_swap = ext->swap;
@@ -704,9 +707,10 @@ static int siw_tx_atomic_response(struct siw_qp *qp,
 	 */
 	if (code == SIW_TERM_OK &&
 	    (siw_mem_seg(mem, a->to, SIW_ATOMIC_LEN, &seg) ||
-	     seg.len < SIW_ATOMIC_LEN ||
-	     (seg.off & (SIW_ATOMIC_LEN - 1))))
+	     seg.len < SIW_ATOMIC_LEN))
 		code = SIW_TERM_RDMAP_BASE_BOUNDS;
+	else if (code == SIW_TERM_OK && (seg.off & (SIW_ATOMIC_LEN - 1)))
+		code = SIW_TERM_RDMAP_CATASTROPHIC_STREAM;	/* as in rx */
 	if (code != SIW_TERM_OK) {
 		if (mem)
 			siw_mem_put(mem);

@@ -1573,8 +1573,8 @@ static void test_rfc7306(void)
 	eq_term(siw_check_atomic(&mv, &a), SIW_TERM_OK,
 		"rfc7306: atomic on 8 aligned bytes within the memory");
 	a.to = 0x1004;
-	eq_term(siw_check_atomic(&mv, &a), SIW_TERM_RDMAP_BASE_BOUNDS,
-		"rfc7306: misaligned target: base or bounds");
+	eq_term(siw_check_atomic(&mv, &a), SIW_TERM_RDMAP_CATASTROPHIC_STREAM,
+		"rfc7306: misaligned target: catastrophic, localized to the stream (section 8.2)");
 	a.to = 0x10f8;
 	eq_term(siw_check_atomic(&mv, &a), SIW_TERM_OK,
 		"rfc7306: the last 8 bytes of the memory");

@@ -789,8 +789,8 @@ static void test_rfc7306(void)
 	   "atomic request over the IRD it shares with Reads");
 	w.irq_queued = 0;
 	h.atomic.to = 0x1014;
-	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_BASE_BOUNDS,
-	   "atomic request, misaligned: base or bounds");
+	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_CATASTROPHIC_STREAM,
+	   "atomic request, misaligned: catastrophic, localized to the stream");
 	h.atomic.to = 0x1010;
 	w.mem.access = false;
 	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_ACCESS,
