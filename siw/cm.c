@@ -1213,9 +1213,16 @@ void siw_cm_qp_down(struct siw_cep *cep, bool abrupt)
 	siw_cm_queue_event(cep, SIW_CEP_EV_CLOSE);
 }
 
-static void siw_qp_get_ref(struct ib_qp *qp)
+/*
+ * iw_cm's reference: the one siw_get_qp() took for it if there is one
+ * left, else a new one.
+ */
+static void siw_qp_get_ref(struct ib_qp *base_qp)
 {
-	siw_qp_get(to_siw_qp(qp));
+	struct siw_qp *qp = to_siw_qp(base_qp);
+
+	if (atomic_dec_if_positive(&qp->cm_lookup_refs) < 0)
+		siw_qp_get(qp);
 }
 
 static void siw_qp_put_ref(struct ib_qp *qp)
@@ -1229,8 +1236,13 @@ static struct ib_qp *siw_get_qp(struct ib_device *ibdev, int qpn)
 
 	if (!qp)
 		return NULL;
-	/* iw_cm takes its own reference through iw_add_ref. */
-	siw_qp_put(qp);
+	/*
+	 * The lookup's reference stays, for iw_cm: it calls iw_add_ref
+	 * right after this, under its lock, and that takes this reference
+	 * over (siw_qp_get_ref). Dropped here, it could be the QP's last,
+	 * with destroy_qp on another CPU freeing the QP before iw_add_ref.
+	 */
+	atomic_inc(&qp->cm_lookup_refs);
 	return &qp->base_qp;
 }
 

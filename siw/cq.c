@@ -122,27 +122,35 @@ int siw_destroy_cq(struct ib_cq *base_cq, struct ib_udata *udata)
 }
 
 /*
- * Verbs make an overrun an error of the CQ: IB_EVENT_CQ_ERR to its owner,
- * once. Any context.
+ * Delivers the events siw_cq_add() made due: the consumer's completion
+ * handler, and IB_EVENT_CQ_ERR once after an overrun (verbs make an
+ * overrun an error of the CQ). The producer calls it after it let go of
+ * the QP's sq_lock or rq_lock, under which siw_cq_add() runs: a kernel
+ * consumer's handler may poll, or post to the same QP, which takes them.
+ * Any context.
  */
-static void siw_cq_overflow(struct siw_cq *cq)
+void siw_cq_notify(struct siw_cq *cq)
 {
 	struct ib_cq *base_cq = &cq->base_cq;
-	struct ib_event ev = {
-		.device = base_cq->device,
-		.element.cq = base_cq,
-		.event = IB_EVENT_CQ_ERR,
-	};
 
-	if (atomic_xchg(&cq->overflowed, 1) || !base_cq->event_handler)
-		return;
-	base_cq->event_handler(&ev, base_cq->cq_context);
+	if (atomic_xchg(&cq->err_due, 0) && base_cq->event_handler) {
+		struct ib_event ev = {
+			.device = base_cq->device,
+			.element.cq = base_cq,
+			.event = IB_EVENT_CQ_ERR,
+		};
+
+		base_cq->event_handler(&ev, base_cq->cq_context);
+	}
+	if (atomic_xchg(&cq->comp_due, 0) && base_cq->comp_handler)
+		base_cq->comp_handler(base_cq, base_cq->cq_context);
 }
 
 /*
- * Adds one completion. Returns -ENOSPC when the CQ is full (after the CQ
- * error event); for a connected QP the caller then terminates it, since
- * the completion is lost. Called in any context.
+ * Adds one completion. Returns -ENOSPC when the CQ is full (the CQ error
+ * event due); for a connected QP the caller then terminates it, since
+ * the completion is lost. Called in any context; the caller delivers the
+ * events with siw_cq_notify() once it holds no QP lock.
  */
 int siw_cq_add(struct siw_cq *cq, const struct siw_cqe *src, bool solicited)
 {
@@ -155,7 +163,8 @@ int siw_cq_add(struct siw_cq *cq, const struct siw_cqe *src, bool solicited)
 	cqe = &cq->queue[cq->cq_put % cq->num_cqe];
 	if (READ_ONCE(cqe->flags) & SIW_WQE_VALID) {
 		spin_unlock_irqrestore(&cq->lock, flags);
-		siw_cq_overflow(cq);
+		if (!atomic_xchg(&cq->overflowed, 1))
+			atomic_set(&cq->err_due, 1);
 		return -ENOSPC;
 	}
 	cqe->id = src->id;
@@ -194,9 +203,8 @@ int siw_cq_add(struct siw_cq *cq, const struct siw_cqe *src, bool solicited)
 		notify = cmpxchg(&cq->ctrl->flags, armed, SIW_NOTIFY_NOT) == armed;
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);
-
-	if (notify && cq->base_cq.comp_handler)
-		cq->base_cq.comp_handler(&cq->base_cq, cq->base_cq.cq_context);
+	if (notify)
+		atomic_set(&cq->comp_due, 1);
 	return 0;
 }
 

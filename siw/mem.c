@@ -279,7 +279,7 @@ static struct siw_mem *siw_mem_alloc(struct ib_pd *pd, enum siw_mem_type type)
 {
 	struct siw_device *sdev = to_siw_dev(pd->device);
 	struct siw_mem *mem;
-	u32 index;
+	u32 index, next;
 	int err;
 
 	if (atomic_inc_return(&sdev->num_mr) > SIW_MAX_MR) {
@@ -297,12 +297,19 @@ static struct siw_mem *siw_mem_alloc(struct ib_pd *pd, enum siw_mem_type type)
 	mem->pd = pd;
 	mem->type = type;
 
+	/*
+	 * The index and the key both random: a peer cannot guess another
+	 * region's STag from its own (sequential indices would leave only
+	 * the 8-bit key to guess), and a stale STag is unlikely to name the
+	 * new region. The search goes on from a random index to the first
+	 * free one.
+	 */
+	next = 1 + get_random_u32_below(SIW_STAG_INDEX_MAX);
 	err = xa_alloc_cyclic(&sdev->mem_xa, &index, NULL,
-			      XA_LIMIT(1, SIW_STAG_INDEX_MAX),
-			      &sdev->next_mem_index, GFP_KERNEL);
+			      XA_LIMIT(1, SIW_STAG_INDEX_MAX), &next,
+			      GFP_KERNEL);
 	if (err < 0)
 		goto err_free;
-	/* A random key makes a stale STag unlikely to name the new region. */
 	mem->stag = index << 8 | get_random_u32_below(256);
 	return mem;
 

@@ -561,10 +561,12 @@ void siw_qp_flush(struct siw_qp *qp)
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	siw_sq_flush(qp);
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	siw_cq_notify(qp->scq);
 
 	spin_lock_irqsave(&qp->rq_lock, flags);
 	siw_rq_flush(qp);
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	siw_cq_notify(qp->rcq);
 }
 
 /*

@@ -176,6 +176,13 @@ struct siw_cq {
 	bool user;
 	/* Set once the CQ overflowed: its error event goes out once. */
 	atomic_t overflowed;
+	/*
+	 * The completion event and the error event due to the consumer,
+	 * delivered by siw_cq_notify() once the producer let go of the
+	 * QP's locks: a handler may post to the same QP. Atomic, no lock.
+	 */
+	atomic_t comp_due;
+	atomic_t err_due;
 };
 
 struct siw_srq {
@@ -211,6 +218,11 @@ struct siw_qp {
 	enum ib_qp_state state;
 	bool connected;
 	bool cm_bound;		/* an endpoint holds it (siw_qp_cm_bind) */
+	/*
+	 * References taken by iw_get_qp for iw_cm, each taken over by the
+	 * iw_add_ref that follows it (cm.c, siw_get_qp). Atomic, no lock.
+	 */
+	atomic_t cm_lookup_refs;
 
 	u32 num_sqe;
 	u32 num_rqe;
@@ -386,6 +398,7 @@ static inline void siw_qp_put(struct siw_qp *qp)
 
 /* cq.c */
 int siw_cq_add(struct siw_cq *cq, const struct siw_cqe *cqe, bool solicited);
+void siw_cq_notify(struct siw_cq *cq);
 int siw_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
 		  SIW_CREATE_CQ_UDATA_T *udata_arg);
 int siw_destroy_cq(struct ib_cq *cq, struct ib_udata *udata);

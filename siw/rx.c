@@ -224,6 +224,7 @@ static void siw_rx_complete_rqe(struct siw_qp *qp, u32 inval,
 		qp->rq_held = false;
 		spin_unlock_irqrestore(&qp->rq_lock, flags);
 	}
+	siw_cq_notify(qp->rcq);
 	if (err)
 		siw_qp_terminate(qp, SIW_TERM_RDMAP_CATASTROPHIC, NULL, 0);
 }

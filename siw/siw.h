@@ -92,7 +92,6 @@ struct siw_device {
 	struct siw_mem *dma_mem;	/* the local DMA lkey's region */
 	/* STag index -> struct siw_mem; RCU lookups. */
 	struct xarray mem_xa;
-	u32 next_mem_index;
 	/*
 	 * On lo only: the hardware address siw gave it (netdev.c), to be
 	 * taken back when the device goes, and the entry on the list of

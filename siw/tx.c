@@ -468,19 +468,29 @@ static bool siw_tx_may_run(struct siw_qp *qp)
 	return ok;
 }
 
-/* Marks send queue slot pos ready to complete, then completes in order. */
+/*
+ * Marks send queue slot pos ready to complete, then completes in order.
+ * A slot a flush completed meanwhile (no longer between sq_get and
+ * sq_next) stays as the flush left it: a done bit set there would
+ * complete whatever is posted into the slot next, after a reconnect.
+ */
 void siw_sq_mark_done(struct siw_qp *qp, u32 pos,
 			     enum siw_wc_status status, u32 bytes)
 {
 	struct siw_sq_state *st = &qp->sq_state[pos % qp->num_sqe];
 	unsigned long flags;
+	bool live;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
-	st->status = status;
-	st->bytes = bytes;
-	st->done = 1;
+	live = (s32)(pos - qp->sq_get) >= 0 && (s32)(qp->sq_next - pos) > 0;
+	if (live) {
+		st->status = status;
+		st->bytes = bytes;
+		st->done = 1;
+	}
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	siw_sq_complete_ready(qp);
+	if (live)
+		siw_sq_complete_ready(qp);
 }
 
 /*
@@ -515,6 +525,7 @@ void siw_sq_complete_ready(struct siw_qp *qp)
 	}
 	more = siw_sq_startable(qp);
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	siw_cq_notify(qp->scq);
 	pr_debug("siw: QP %u: sq_get %u sq_next %u more %d\n",
 		 qp->base_qp.qp_num, qp->sq_get, qp->sq_next, more);
 	if (overflow) {

@@ -20,9 +20,15 @@
  * The slot's token (the QP's sq_epoch and the slot's position) makes a
  * message that ends after its slot was flushed do nothing.
  *
+ * The stack calls siw_zc_complete(), module code, whenever it frees the
+ * last skb of a message, which may be long after the QP and the device
+ * are gone: each message holds a reference to the module, so siw cannot
+ * be unloaded (rmmod says it is in use) while the stack still holds one.
+ *
  * FPDU headers and trailers are copied as usual (tx.c, siw_tx_batch).
  */
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 
@@ -70,6 +76,8 @@ static void siw_zc_done(struct siw_zc *zc)
 	}
 	siw_zc_hub_put(hub);
 	kfree(zc);
+	/* Last: only the return to the stack is left. */
+	module_put(THIS_MODULE);
 }
 
 /*
@@ -146,6 +154,7 @@ struct siw_zc *siw_zc_start(struct siw_qp *qp, u32 pos, u32 bytes)
 	zc = kzalloc(sizeof(*zc), GFP_KERNEL);
 	if (!zc)
 		return NULL;
+	__module_get(THIS_MODULE);	/* siw_zc_done() drops it */
 	siw_ubuf_set_ops(&zc->ubuf, siw_zc_ops);
 	refcount_set(&zc->ubuf.refcnt, 1);
 	/*
