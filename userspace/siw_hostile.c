@@ -1856,7 +1856,12 @@ static void run_victim_read_inval(const struct victim_case *c, int conn)
 			code = msg.code;
 		}
 	}
-	print_expectation(&t, &hc, mode);
+	/*
+	 * No "# expect-terminate" for the host's tshark: over a stream
+	 * held at a 4 KiB window (zero-window probes, a megabyte of
+	 * responses) tshark lost the FPDU boundaries in the CRC mode and
+	 * found no Terminate; the attacker decodes it itself, above.
+	 */
 	tap(poison == 0,
 	    "%s %s: no byte of the freed, poisoned pages left in a Read Response (%zu of %zu did)",
 	    mode, c->name, poison, resp);
