@@ -293,8 +293,13 @@ static int siw_tx_zc_send(struct siw_qp *qp, const struct kvec *kv,
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		bvec_set_page(&qp->tx_bv[i], virt_to_page(kv[i].iov_base),
-			      kv[i].iov_len, offset_in_page(kv[i].iov_base));
+		struct page *page = virt_to_page(kv[i].iov_base);
+
+		/* Pinned user pages only (siw_tx_zc_wanted), never slab. */
+		if (WARN_ON_ONCE(!sendpage_ok(page)))
+			return -EFAULT;
+		bvec_set_page(&qp->tx_bv[i], page, kv[i].iov_len,
+			      offset_in_page(kv[i].iov_base));
 		len += kv[i].iov_len;
 	}
 	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, qp->tx_bv, n, len);

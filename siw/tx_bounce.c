@@ -127,8 +127,13 @@ int siw_tx_bounce_send(struct siw_qp *qp, const struct kvec *kv,
 	if (WARN_ON_ONCE(!qp->tx_bv || n > SIW_TX_KV_MAX))
 		return -EFAULT;
 	for (i = 0; i < n; i++) {
-		bvec_set_page(&qp->tx_bv[i], virt_to_page(kv[i].iov_base),
-			      kv[i].iov_len, offset_in_page(kv[i].iov_base));
+		struct page *page = virt_to_page(kv[i].iov_base);
+
+		/* Ours, from alloc_page(): a slab page here is a bug. */
+		if (WARN_ON_ONCE(!sendpage_ok(page)))
+			return -EFAULT;
+		bvec_set_page(&qp->tx_bv[i], page, kv[i].iov_len,
+			      offset_in_page(kv[i].iov_base));
 		len += kv[i].iov_len;
 	}
 	return siw_sock_send_pages(qp->sock, qp->tx_bv, n, len, flags);
