@@ -468,6 +468,8 @@ void siw_sq_mark_done(struct siw_qp *qp, u32 pos, enum siw_wc_status status,
 		      u32 bytes);
 void siw_sq_zc_done(struct siw_qp *qp, u32 pos, u32 epoch,
 		    enum siw_wc_status status, u32 bytes);
+int siw_tx_fill_bvec(struct siw_qp *qp, const struct kvec *kv,
+		     unsigned int n, size_t *len);
 int siw_tx_init(void);
 void siw_tx_exit(void);
 

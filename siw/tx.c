@@ -281,6 +281,33 @@ static bool siw_tx_own_buf(const struct siw_qp *qp, const void *base)
 }
 
 /*
+ * kv[0..n), each within one page, as qp->tx_bv for a send by reference;
+ * *len is their sum. The pages are pinned user pages (zero-copy) or
+ * siw's own (tx_bounce.c), never slab: one that sendpage_ok() refuses
+ * is a bug, and fails the send (the CVE-2024-53094 class).
+ */
+int siw_tx_fill_bvec(struct siw_qp *qp, const struct kvec *kv,
+		     unsigned int n, size_t *len)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&qp->tx_lock);
+	if (WARN_ON_ONCE(!qp->tx_bv || n > SIW_TX_KV_MAX))
+		return -EFAULT;
+	*len = 0;
+	for (i = 0; i < n; i++) {
+		struct page *page = virt_to_page(kv[i].iov_base);
+
+		if (WARN_ON_ONCE(!sendpage_ok(page)))
+			return -EFAULT;
+		bvec_set_page(&qp->tx_bv[i], page, kv[i].iov_len,
+			      offset_in_page(kv[i].iov_base));
+		*len += kv[i].iov_len;
+	}
+	return 0;
+}
+
+/*
  * One zero-copy send: the payload pieces kv[0..n) (each within one page
  * of user memory) by reference. Returns what the socket took.
  */
@@ -289,19 +316,11 @@ static int siw_tx_zc_send(struct siw_qp *qp, const struct kvec *kv,
 {
 	struct msghdr msg = { .msg_flags = flags | MSG_ZEROCOPY,
 			      .msg_ubuf = siw_zc_ubuf(zc) };
-	size_t len = 0;
-	unsigned int i;
+	size_t len;
+	int err = siw_tx_fill_bvec(qp, kv, n, &len);
 
-	for (i = 0; i < n; i++) {
-		struct page *page = virt_to_page(kv[i].iov_base);
-
-		/* Pinned user pages only (siw_tx_zc_wanted), never slab. */
-		if (WARN_ON_ONCE(!sendpage_ok(page)))
-			return -EFAULT;
-		bvec_set_page(&qp->tx_bv[i], page, kv[i].iov_len,
-			      offset_in_page(kv[i].iov_base));
-		len += kv[i].iov_len;
-	}
+	if (err)
+		return err;
 	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, qp->tx_bv, n, len);
 	return sock_sendmsg(qp->sock, &msg);
 }

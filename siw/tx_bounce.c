@@ -120,22 +120,11 @@ int siw_tx_bounce_copy(struct siw_qp *qp, struct siw_mem *mem, u64 addr,
 int siw_tx_bounce_send(struct siw_qp *qp, const struct kvec *kv,
 		       unsigned int n, int flags)
 {
-	size_t len = 0;
-	unsigned int i;
+	size_t len;
+	int err = siw_tx_fill_bvec(qp, kv, n, &len);
 
-	lockdep_assert_held(&qp->tx_lock);
-	if (WARN_ON_ONCE(!qp->tx_bv || n > SIW_TX_KV_MAX))
-		return -EFAULT;
-	for (i = 0; i < n; i++) {
-		struct page *page = virt_to_page(kv[i].iov_base);
-
-		/* Ours, from alloc_page(): a slab page here is a bug. */
-		if (WARN_ON_ONCE(!sendpage_ok(page)))
-			return -EFAULT;
-		bvec_set_page(&qp->tx_bv[i], page, kv[i].iov_len,
-			      offset_in_page(kv[i].iov_base));
-		len += kv[i].iov_len;
-	}
+	if (err)
+		return err;
 	return siw_sock_send_pages(qp->sock, qp->tx_bv, n, len, flags);
 }
 

@@ -1382,13 +1382,55 @@ out:
 #define RD_READS	2
 #define RD_REGION	(1024 * 1024)
 #define RD_NEW_BYTE	0xee
-static void run_read_source_deregistered(void)
+
+/*
+ * Reads the server's FPDUs until the connection ends: the Read Response
+ * payload bytes (*resp), how many of them are @mark (*marked), and the
+ * first Terminate's code (SIW_TERM_OK if none).
+ */
+static enum siw_term_code read_responses(const struct target *t,
+					 unsigned char mark, size_t *resp,
+					 size_t *marked)
 {
 	static unsigned char buf[2 + 65535 + 7];
+	enum siw_term_code code = SIW_TERM_OK;
+	uint32_t i;
+
+	*resp = 0;
+	*marked = 0;
+	for (;;) {
+		struct siw_term_msg msg;
+		uint32_t ulpdu, plen;
+		unsigned char op;
+
+		if (read_all(t->sock, buf, 2))
+			return code;
+		ulpdu = siw_get_be16(buf);
+		if (read_all(t->sock, buf + 2,
+			     ulpdu + siw_mpa_pad(ulpdu) + SIW_MPA_CRC_LEN))
+			return code;
+		op = buf[3] & SIW_RDMAP_OPCODE_MASK;
+		if (op == SIW_RDMAP_READ_RESP && ulpdu >= SIW_TAGGED_HDR_LEN) {
+			plen = ulpdu - SIW_TAGGED_HDR_LEN;
+			*resp += plen;
+			for (i = 0; i < plen; i++)
+				*marked += buf[2 + SIW_TAGGED_HDR_LEN + i] ==
+					   mark;
+		} else if (op == SIW_RDMAP_TERMINATE && code == SIW_TERM_OK &&
+			   ulpdu >= SIW_TERM_HDR_LEN &&
+			   siw_term_decode(buf + 2 + SIW_UNTAGGED_HDR_LEN,
+					   ulpdu - SIW_UNTAGGED_HDR_LEN, &msg)) {
+			code = msg.code;
+		}
+	}
+}
+
+static void run_read_source_deregistered(void)
+{
 	unsigned char out[RD_READS * 64];
 	struct target t = { .sock = -1 };
-	enum siw_term_code code = SIW_TERM_OK;
-	size_t n = 0, resp = 0, fresh = 0, i;
+	enum siw_term_code code;
+	size_t n = 0, resp, fresh, i;
 	struct server s;
 	int flushed;
 
@@ -1422,31 +1464,7 @@ static void run_read_source_deregistered(void)
 	s.mr = NULL;
 	memset(s.buf + GUARD, RD_NEW_BYTE, RD_REGION);
 	/* Now read all of it, until the connection ends. */
-	for (;;) {
-		struct siw_term_msg msg;
-		uint32_t ulpdu, rest, plen;
-		unsigned char op;
-
-		if (read_all(t.sock, buf, 2))
-			break;
-		ulpdu = siw_get_be16(buf);
-		rest = ulpdu + siw_mpa_pad(ulpdu) + SIW_MPA_CRC_LEN;
-		if (read_all(t.sock, buf + 2, rest))
-			break;
-		op = buf[3] & SIW_RDMAP_OPCODE_MASK;
-		if (op == SIW_RDMAP_READ_RESP && ulpdu >= SIW_TAGGED_HDR_LEN) {
-			plen = ulpdu - SIW_TAGGED_HDR_LEN;
-			resp += plen;
-			for (i = 0; i < plen; i++)
-				fresh += buf[2 + SIW_TAGGED_HDR_LEN + i] ==
-					 RD_NEW_BYTE;
-		} else if (op == SIW_RDMAP_TERMINATE && code == SIW_TERM_OK &&
-			   ulpdu >= SIW_TERM_HDR_LEN &&
-			   siw_term_decode(buf + 2 + SIW_UNTAGGED_HDR_LEN,
-					   ulpdu - SIW_UNTAGGED_HDR_LEN, &msg)) {
-			code = msg.code;
-		}
-	}
+	code = read_responses(&t, RD_NEW_BYTE, &resp, &fresh);
 	tap(fresh == 0,
 	    "read-source-deregistered: no byte written after ibv_dereg_mr() returned left in a Read Response (%zu of %zu bytes did)",
 	    fresh, resp);
@@ -1787,16 +1805,15 @@ static enum siw_term_code read_victim(const struct target *t, u32 id,
 #define KRD_POISON	0xee
 static void run_victim_read_inval(const struct victim_case *c, int conn)
 {
-	static unsigned char buf[2 + 65535 + 7];
 	const char *mode = use_crc ? "rfc7306 crc" : "rfc7306 no-crc";
 	struct target t = { .sock = -1 };
 	struct hostile_case hc = { .name = c->name,
 				   .want = SIW_TERM_RDMAP_INVALID_STAG };
-	enum siw_term_code code = SIW_TERM_OK;
+	enum siw_term_code code;
 	unsigned char out[3 * 64];
 	struct siw_hdr sd = { .opcode = SIW_RDMAP_SEND_INV, .last = true };
 	unsigned char data[16] = { 0 };
-	size_t n = 0, resp = 0, poison = 0, i;
+	size_t n = 0, resp, poison, i;
 
 	small_rcvbuf = 4096;
 	if (victim_connect(&t)) {
@@ -1831,31 +1848,7 @@ static void run_victim_read_inval(const struct victim_case *c, int conn)
 	    mode, c->name, t.blen / 1024);
 	/* The victim poisons and frees the pages on that receive. */
 	usleep(500000);
-	for (;;) {
-		struct siw_term_msg msg;
-		uint32_t ulpdu, plen;
-		unsigned char op;
-
-		if (read_all(t.sock, buf, 2))
-			break;
-		ulpdu = siw_get_be16(buf);
-		if (read_all(t.sock, buf + 2,
-			     ulpdu + siw_mpa_pad(ulpdu) + SIW_MPA_CRC_LEN))
-			break;
-		op = buf[3] & SIW_RDMAP_OPCODE_MASK;
-		if (op == SIW_RDMAP_READ_RESP && ulpdu >= SIW_TAGGED_HDR_LEN) {
-			plen = ulpdu - SIW_TAGGED_HDR_LEN;
-			resp += plen;
-			for (i = 0; i < plen; i++)
-				poison += buf[2 + SIW_TAGGED_HDR_LEN + i] ==
-					  KRD_POISON;
-		} else if (op == SIW_RDMAP_TERMINATE && code == SIW_TERM_OK &&
-			   ulpdu >= SIW_TERM_HDR_LEN &&
-			   siw_term_decode(buf + 2 + SIW_UNTAGGED_HDR_LEN,
-					   ulpdu - SIW_UNTAGGED_HDR_LEN, &msg)) {
-			code = msg.code;
-		}
-	}
+	code = read_responses(&t, KRD_POISON, &resp, &poison);
 	/*
 	 * No "# expect-terminate" for the host's tshark: over a stream
 	 * held at a 4 KiB window (zero-window probes, a megabyte of
