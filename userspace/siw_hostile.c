@@ -1297,6 +1297,17 @@ out:
 	server_destroy(&s);
 }
 
+/* Listen, and connect an attacker whose receive buffer is 4 KiB. */
+static int connect_slow_reader(struct server *s, struct target *t)
+{
+	int err;
+
+	small_rcvbuf = 4096;
+	err = server_listen(s) || attacker_connect(s, t);
+	small_rcvbuf = 0;
+	return err;
+}
+
 /*
  * A peer that completes the MPA exchange, then never reads: its receive
  * window stays shut while it answers TCP's window probes. The server
@@ -1315,13 +1326,10 @@ static void run_zero_window(void)
 	int i, got = 0, writes = 0, ended = 0, n, ms;
 	struct timeval t0, t1;
 
-	small_rcvbuf = 4096;
-	if (server_listen(&s) || attacker_connect(&s, &t)) {
-		small_rcvbuf = 0;
+	if (connect_slow_reader(&s, &t)) {
 		tap(0, "zero-window: connect and MPA exchange");
 		goto out;
 	}
-	small_rcvbuf = 0;
 	for (i = 0; i < ZW_WRITES; i++) {
 		struct ibv_sge sge = { (uintptr_t)s.buf + GUARD, REGION,
 				       s.mr->lkey };
@@ -1434,14 +1442,11 @@ static void run_read_source_deregistered(void)
 	struct server s;
 	int flushed;
 
-	small_rcvbuf = 4096;
 	region = RD_REGION;
-	if (server_listen(&s) || attacker_connect(&s, &t)) {
-		small_rcvbuf = 0;
+	if (connect_slow_reader(&s, &t)) {
 		tap(0, "read-source-deregistered: connect and MPA exchange");
 		goto out;
 	}
-	small_rcvbuf = 0;
 	for (i = 0; i < RD_READS; i++) {
 		struct siw_hdr h = { .opcode = SIW_RDMAP_READ_REQ,
 				     .last = true, .msn = t.rreq_msn++ };
