@@ -498,6 +498,13 @@ static bool siw_tx_may_run(struct siw_qp *qp)
  * sq_next) stays as the flush left it: a done bit set there would
  * complete whatever is posted into the slot next, after a reconnect.
  */
+/* Is slot pos started and not yet completed? Must hold sq_lock. */
+static bool siw_sq_slot_live(struct siw_qp *qp, u32 pos)
+{
+	lockdep_assert_held(&qp->sq_lock);
+	return (s32)(pos - qp->sq_get) >= 0 && (s32)(qp->sq_next - pos) > 0;
+}
+
 void siw_sq_mark_done(struct siw_qp *qp, u32 pos,
 			     enum siw_wc_status status, u32 bytes)
 {
@@ -506,7 +513,7 @@ void siw_sq_mark_done(struct siw_qp *qp, u32 pos,
 	bool live;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
-	live = (s32)(pos - qp->sq_get) >= 0 && (s32)(qp->sq_next - pos) > 0;
+	live = siw_sq_slot_live(qp, pos);
 	if (live) {
 		st->status = status;
 		st->bytes = bytes;
@@ -1259,8 +1266,8 @@ void siw_sq_zc_done(struct siw_qp *qp, u32 pos, u32 epoch,
 	bool live;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
-	live = epoch == qp->sq_epoch && (s32)(pos - qp->sq_get) >= 0 &&
-	       (s32)(qp->sq_next - pos) > 0 && !st->done;
+	live = epoch == qp->sq_epoch && siw_sq_slot_live(qp, pos) &&
+	       !st->done;
 	if (live) {
 		st->status = status;
 		st->bytes = bytes;

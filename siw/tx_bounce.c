@@ -128,25 +128,27 @@ int siw_tx_bounce_send(struct siw_qp *qp, const struct kvec *kv,
 	return siw_sock_send_pages(qp->sock, qp->tx_bv, n, len, flags);
 }
 
-/* The batch went (or failed): the stack holds what it still needs. */
-void siw_tx_bounce_drop(struct siw_qp *qp)
+/* Drops the QP's references to the batch's pages. */
+static void siw_tx_bounce_put(struct siw_tx_bounce *b)
 {
-	struct siw_tx_bounce *b = qp->tx_bounce;
-
-	lockdep_assert_held(&qp->tx_lock);
-	if (!b)
-		return;
 	while (b->num)
 		put_page(b->page[--b->num]);
 	b->off = 0;
+}
+
+/* The batch went (or failed): the stack holds what it still needs. */
+void siw_tx_bounce_drop(struct siw_qp *qp)
+{
+	lockdep_assert_held(&qp->tx_lock);
+	if (qp->tx_bounce)
+		siw_tx_bounce_put(qp->tx_bounce);
 }
 
 /* destroy_qp, once no transmit runs. */
 void siw_tx_bounce_free(struct siw_qp *qp)
 {
 	if (qp->tx_bounce) {
-		while (qp->tx_bounce->num)
-			put_page(qp->tx_bounce->page[--qp->tx_bounce->num]);
+		siw_tx_bounce_put(qp->tx_bounce);
 		kfree(qp->tx_bounce);
 		qp->tx_bounce = NULL;
 	}

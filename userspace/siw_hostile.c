@@ -430,6 +430,20 @@ static size_t fpdu(const struct target *t, const struct siw_hdr *h,
 }
 
 /*
+ * Reads one FPDU into buf (at least 2 + 65535 + 7 bytes): its MPA length
+ * in *ulpdu, the ULPDU at buf + 2, then pad and CRC. 0, or -1 at the end
+ * of the connection.
+ */
+static int read_fpdu(int fd, unsigned char *buf, uint32_t *ulpdu)
+{
+	if (read_all(fd, buf, 2))
+		return -1;
+	*ulpdu = siw_get_be16(buf);
+	return read_all(fd, buf + 2,
+			*ulpdu + siw_mpa_pad(*ulpdu) + SIW_MPA_CRC_LEN);
+}
+
+/*
  * Reads the server's FPDUs until the connection ends; returns the code of
  * the first Terminate, SIW_TERM_OK if none came.
  */
@@ -440,13 +454,9 @@ static enum siw_term_code read_terminate(const struct target *t)
 
 	for (;;) {
 		struct siw_term_msg msg;
-		uint32_t ulpdu, rest;
+		uint32_t ulpdu;
 
-		if (read_all(t->sock, buf, 2))
-			return code;
-		ulpdu = siw_get_be16(buf);
-		rest = ulpdu + siw_mpa_pad(ulpdu) + SIW_MPA_CRC_LEN;
-		if (read_all(t->sock, buf + 2, rest))
+		if (read_fpdu(t->sock, buf, &ulpdu))
 			return code;
 		if (code == SIW_TERM_OK && ulpdu >= SIW_TERM_HDR_LEN &&
 		    (buf[3] & SIW_RDMAP_OPCODE_MASK) == SIW_RDMAP_TERMINATE &&
@@ -1411,11 +1421,7 @@ static enum siw_term_code read_responses(const struct target *t,
 		uint32_t ulpdu, plen;
 		unsigned char op;
 
-		if (read_all(t->sock, buf, 2))
-			return code;
-		ulpdu = siw_get_be16(buf);
-		if (read_all(t->sock, buf + 2,
-			     ulpdu + siw_mpa_pad(ulpdu) + SIW_MPA_CRC_LEN))
+		if (read_fpdu(t->sock, buf, &ulpdu))
 			return code;
 		op = buf[3] & SIW_RDMAP_OPCODE_MASK;
 		if (op == SIW_RDMAP_READ_RESP && ulpdu >= SIW_TAGGED_HDR_LEN) {
@@ -1777,11 +1783,7 @@ static enum siw_term_code read_victim(const struct target *t, u32 id,
 		struct siw_hdr h;
 		uint32_t ulpdu;
 
-		if (read_all(t->sock, buf, 2))
-			return code;
-		ulpdu = siw_get_be16(buf);
-		if (read_all(t->sock, buf + 2,
-			     ulpdu + siw_mpa_pad(ulpdu) + SIW_MPA_CRC_LEN))
+		if (read_fpdu(t->sock, buf, &ulpdu))
 			return code;
 		if (siw_ddp_check(buf + 2, ulpdu, ulpdu, SIW_DDP_EXT, &h) !=
 		    SIW_TERM_OK)
