@@ -70,12 +70,7 @@ capture() {
 	tap_prog "$name: siw_conn_test access reject (Terminate, MPA reject)" \
 		timeout 300 "$prog" -a "$addr" -S "$NS1" -C "$NS2" access reject
 
-	end_capture "$name" "$pcap"
-	if stop_capture; then
-		ok "$name: tcpdump stopped on SIGINT"
-	else
-		fail "$name: tcpdump stopped on SIGINT" "it needed TERM or KILL, or failed; its log is above"
-	fi
+	finish_capture "$name" "$pcap"
 	n=$(sed -n 's/^\([0-9]*\) packets\{0,1\} captured$/\1/p' "$dump_log")
 	if [ -n "$n" ] && [ "$n" -gt 0 ] && [ "$n" -lt "$max_packets" ]; then
 		ok "$name: capture holds $n packets, under the limit of $max_packets"
@@ -83,7 +78,6 @@ capture() {
 		fail "$name: capture holds packets, under the limit of $max_packets" \
 			"tcpdump reported '${n:-nothing}'"
 	fi
-	check "$name: tcpdump dropped no packet" grep -qx '0 packets dropped by kernel' "$dump_log"
 	check "$name: capture copied to the output share" \
 		cp "$pcap" "$SIW_OUT/wire-$name.pcap"
 	rm -f "$pcap"

@@ -11,10 +11,10 @@
 # must stay clean (rate limited lines about the peer only) and siw must
 # unload afterwards.
 . "$(dirname "$0")/lib.sh"
-# 3 cases of set-up, 2 per MPA mode (the cases, the counters) and 4 more
+# 3 cases of set-up, 2 per MPA mode (the cases, the counters) and 5 more
 # per captured mode, 2 for the peer that never reads, 2 for the Read
 # Responses whose source goes away, 2 at the end.
-plan 41
+plan 43
 require rdma tcpdump python3
 addr=192.0.2.1
 . "$(dirname "$0")/capture.sh"
@@ -66,12 +66,7 @@ for mode in "" "-c" "-1" "-1 -c" "-p 2" "-p 4" "-p 1" "-p 4 -c" \
 		fail "siw_hostile${mode:+ $mode}: siw_a's Terminate and CRC counters moved by the cases' Terminates" "$bad"
 	fi
 	if [ -n "$name" ]; then
-		end_capture "$name" "/tmp/$name.pcap"
-		if stop_capture >/dev/null; then
-			ok "$name: tcpdump stopped on SIGINT"
-		else
-			fail "$name: tcpdump stopped on SIGINT" "$(cat "$dump_log")"
-		fi
+		finish_capture "$name" "/tmp/$name.pcap"
 		check "$name: capture and expected Terminates copied to the output share" \
 			sh -c "cp /tmp/$name.pcap $SIW_OUT/$name.pcap && grep '^# expect-terminate ' $out > $SIW_OUT/$name.expect"
 		rm -f "/tmp/$name.pcap"
