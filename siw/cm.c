@@ -271,6 +271,7 @@ static void siw_cep_attach_socket(struct siw_cep *cep, struct socket *sock)
 	write_lock_bh(&sk->sk_callback_lock);
 	cep->saved_data_ready = sk->sk_data_ready;
 	cep->saved_state_change = sk->sk_state_change;
+	cep->saved_write_space = sk->sk_write_space;
 	sk->sk_user_data = cep;
 	sk->sk_data_ready = siw_cm_sk_data_ready;
 	sk->sk_state_change = siw_cm_sk_state_change;
@@ -297,6 +298,7 @@ static void siw_cep_stop_socket(struct siw_cep *cep)
 	sk->sk_user_data = NULL;
 	sk->sk_data_ready = cep->saved_data_ready;
 	sk->sk_state_change = cep->saved_state_change;
+	sk->sk_write_space = cep->saved_write_space;
 	write_unlock_bh(&sk->sk_callback_lock);
 	cep->saved_data_ready = NULL;
 	/*

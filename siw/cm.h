@@ -89,6 +89,7 @@ struct siw_cep {
 	/* The socket's callbacks before we took it over. */
 	void (*saved_data_ready)(struct sock *sk);
 	void (*saved_state_change)(struct sock *sk);
+	void (*saved_write_space)(struct sock *sk);
 };
 
 int siw_cm_init(void);

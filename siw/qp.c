@@ -146,6 +146,7 @@ static void siw_qp_free_tx(struct siw_qp *qp)
 	kfree(qp->tx_hdr);
 	kfree(qp->tx_trailer);
 	kfree(qp->tx_kv);
+	kfree(qp->tx_msg);
 	siw_tx_bounce_free(qp);
 }
 
@@ -246,8 +247,9 @@ int siw_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
 	qp->tx_hdr = kcalloc(SIW_TX_BATCH, SIW_FPDU_HDR_MAX, GFP_KERNEL);
 	qp->tx_trailer = kcalloc(SIW_TX_BATCH, SIW_TX_TRAILER_MAX, GFP_KERNEL);
 	qp->tx_kv = kcalloc(SIW_TX_KV_MAX, sizeof(*qp->tx_kv), GFP_KERNEL);
+	qp->tx_msg = siw_tx_msg_alloc();
 	if (!qp->sq_state || !qp->orq || !qp->irq || !qp->tx_hdr ||
-	    !qp->tx_trailer || !qp->tx_kv) {
+	    !qp->tx_trailer || !qp->tx_kv || !qp->tx_msg) {
 		err = -ENOMEM;
 		goto err_free_tx;
 	}
@@ -452,6 +454,14 @@ static void siw_sq_flush(struct siw_qp *qp)
 	u32 n = 0;
 
 	lockdep_assert_held(&qp->sq_lock);
+	/*
+	 * The transmitter still reads the buffers of an element it started:
+	 * nothing completes before it lets go, which then flushes.
+	 */
+	if (qp->sq_held) {
+		qp->sq_flush_due = true;
+		return;
+	}
 	/* Zero-copy messages still out complete nothing any more. */
 	qp->sq_epoch++;
 	spin_lock_irqsave(&qp->orq_lock, flags);
@@ -732,6 +742,7 @@ int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 
 	write_lock_bh(&sk->sk_callback_lock);
 	sk->sk_data_ready = siw_rx_data_ready;
+	sk->sk_write_space = siw_tx_write_space;
 	write_unlock_bh(&sk->sk_callback_lock);
 
 	/* What arrived with or after the MPA frame, and what was posted. */

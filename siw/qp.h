@@ -245,6 +245,13 @@ struct siw_qp {
 	struct siw_umap *sq_umap;
 	u32 sq_get;
 	u32 sq_put;
+	/*
+	 * The transmitter holds the element it is sending (tx.c): a flush
+	 * meanwhile completes nothing, only notes that it is due, and the
+	 * transmitter runs it once it lets go (siw_sq_release_held).
+	 */
+	bool sq_held;
+	bool sq_flush_due;
 
 	/*
 	 * Receive queue, unless the QP uses an SRQ. rq_lock: likewise, and
@@ -307,6 +314,8 @@ struct siw_qp {
 	u8 *tx_hdr;		/* SIW_TX_BATCH FPDU length fields and headers */
 	u8 *tx_trailer;		/* and their pads and CRCs */
 	struct kvec *tx_kv;	/* SIW_TX_KV_MAX pieces of one batch */
+	/* The message being sent, kept while the socket has no room (tx.h). */
+	struct siw_tx_msg *tx_msg;
 	bool tx_corked;		/* the last send had MSG_MORE: push at the end */
 	/* Zero-copy transmit (tx_zc.c), set up on its first message. */
 	struct siw_zc_hub *zc_hub;
@@ -462,6 +471,8 @@ void siw_tx_doorbell(struct siw_qp *qp);
 void siw_tx_quiesce(struct siw_qp *qp);
 void siw_tx_schedule(struct siw_qp *qp);
 void siw_tx_kick(struct siw_qp *qp);
+void siw_tx_write_space(struct sock *sk);
+void *siw_tx_msg_alloc(void);
 const char *siw_qp_state_name(enum ib_qp_state s);
 void siw_sq_complete_ready(struct siw_qp *qp);
 void siw_sq_mark_done(struct siw_qp *qp, u32 pos, enum siw_wc_status status,

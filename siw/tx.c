@@ -5,8 +5,9 @@
  *
  * Runs one instance at a time per QP (qp->tx_lock): in the QP's tx_work, on
  * a work queue of its own, or inline in a user's doorbell for small
- * messages. Sends block while the socket buffer is full. Closing the
- * socket wakes a blocked send with an error.
+ * messages. No run waits for the socket: a message it has no room for
+ * stays in qp->tx_msg (tx_msg.c) and the socket's write_space starts the
+ * run that goes on with it.
  *
  * siw is built for 64-bit kernels, which map all memory: payload pages are
  * addressed with page_address() and go to the socket as kvecs.
@@ -21,7 +22,7 @@
 #include <net/sock.h>
 #include <net/tcp.h>
 
-#include "siw.h"
+#include "tx.h"
 #include "cm.h"
 #include "trace.h"
 
@@ -53,27 +54,6 @@ module_param_named(tx_zcopy_bytes, siw_tx_zcopy_bytes, uint, 0644);
 MODULE_PARM_DESC(tx_zcopy_bytes,
 		 "Send/Write payload from which user memory is sent zero-copy over GSO-sized FPDUs, completing when TCP no longer needs it; 0: always copy (default " __stringify(SIW_TX_ZCOPY_BYTES) ")");
 
-/* Where an outgoing message's payload comes from. */
-struct siw_tx_piece {
-	struct siw_mem *mem;	/* NULL: a kernel buffer at addr */
-	u64 addr;
-	u32 len;
-};
-
-struct siw_tx_src {
-	struct siw_tx_piece piece[SIW_MAX_SGE];
-	u32 num;
-	u32 idx;		/* current piece */
-	u32 off;		/* offset in it */
-	u32 total;
-	/*
-	 * Copied under each region's access_lock into pages of the QP's
-	 * own (tx_bounce.c): a Read Response's source, which no local work
-	 * request owns while it is sent.
-	 */
-	bool bounce;
-};
-
 void siw_tx_schedule(struct siw_qp *qp)
 {
 	siw_qp_get(qp);
@@ -95,16 +75,6 @@ void siw_tx_kick(struct siw_qp *qp)
 	if (READ_ONCE(qp->tx_running))
 		return;
 	siw_tx_schedule(qp);
-}
-
-static void siw_tx_src_release(struct siw_tx_src *src)
-{
-	u32 i;
-
-	for (i = 0; i < src->num; i++)
-		if (src->piece[i].mem)
-			siw_mem_put(src->piece[i].mem);
-	src->num = 0;
 }
 
 /* Looks up and checks the local SGEs of a send queue element. */
@@ -156,57 +126,6 @@ prot_err:
 	return SIW_WC_LOC_PROT_ERR;
 }
 
-/*
- * The next 'bytes' of the source as kvecs after kv[*nkv], and as CRC
- * fragments. Returns 0, or -EFAULT if memory went away; for a bounced
- * source also -EKEYREVOKED (the region was invalidated meanwhile) or
- * -ENOMEM.
- */
-static int siw_tx_src_take(struct siw_qp *qp, struct siw_tx_src *src,
-			   u32 bytes, struct kvec *kv, unsigned int *nkv,
-			   struct siw_frag *frags, unsigned int *nfrags)
-{
-	while (bytes) {
-		struct siw_tx_piece *p = &src->piece[src->idx];
-		u32 n = min(bytes, p->len - src->off);
-		void *base;
-
-		if (*nkv >= SIW_TX_KV_MAX - 1)
-			return -EFAULT;
-		if (p->mem && src->bounce) {
-			int r = siw_tx_bounce_copy(qp, p->mem,
-						   p->addr + src->off, n,
-						   &base);
-
-			if (r < 0)
-				return r;
-			n = r;
-		} else if (p->mem) {
-			struct siw_mem_seg seg;
-
-			if (siw_mem_seg(p->mem, p->addr + src->off, n, &seg))
-				return -EFAULT;
-			n = seg.len;
-			base = page_address(seg.page) + seg.off;
-		} else {
-			base = (u8 *)(uintptr_t)p->addr + src->off;
-		}
-		kv[*nkv].iov_base = base;
-		kv[*nkv].iov_len = n;
-		frags[*nfrags].base = base;
-		frags[*nfrags].len = n;
-		(*nkv)++;
-		(*nfrags)++;
-		bytes -= n;
-		src->off += n;
-		if (src->off == p->len) {
-			src->idx++;
-			src->off = 0;
-		}
-	}
-	return 0;
-}
-
 /* What the send queue holds next (siw_sq_peek), or what siw_tx_sqe() did. */
 enum siw_tx_step {
 	SIW_TX_READY,		/* a new VALID element waits to start */
@@ -216,6 +135,7 @@ enum siw_tx_step {
 	SIW_TX_BLOCKED,		/* waits for a Read Response (ORD, fence), or
 				 * the QP failed */
 	SIW_TX_DEFER,		/* not in a doorbell: leave it to the worker */
+	SIW_TX_WAIT,		/* the socket is full: write_space resumes */
 };
 
 /* The slot after the last started one: a new element, nothing, or no room. */
@@ -245,237 +165,10 @@ static bool siw_sq_startable(struct siw_qp *qp)
  * MSG_MORE, so back-to-back small messages share segments; siw_tx_run()
  * pushes what is left when it stops.
  */
-static bool siw_tx_more_queued(struct siw_qp *qp)
+bool siw_tx_more_queued(struct siw_qp *qp)
 {
 	return siw_sq_startable(qp) ||
 	       READ_ONCE(qp->irq_get) != READ_ONCE(qp->irq_put);
-}
-
-/*
- * kvecs one more FPDU of @payload bytes may need: its header and trailer,
- * and per SGE it touches a piece per page plus one for a page boundary;
- * copied into pages of our own, the pieces split at their boundaries too.
- */
-static unsigned int siw_tx_fpdu_kv_need(u32 payload, bool bounce)
-{
-	u32 pieces = (payload >> PAGE_SHIFT) + 2 * SIW_MAX_SGE;
-
-	return 2 + (bounce ? 2 * pieces : pieces);
-}
-
-/*
- * Sends one message: header template h (opcode and the fields of the
- * message), payload from src. Fills in MO or TO per FPDU. FPDUs go to the
- * socket in batches (SIW_TX_BATCH): one socket call per batch, not per
- * FPDU, which over an MTU of 1500 means one call per ~23 KiB instead of
- * one per 1.4 KiB.
- */
-/* Is base one of the QP's own header or trailer buffers? */
-static bool siw_tx_own_buf(const struct siw_qp *qp, const void *base)
-{
-	const u8 *p = base;
-
-	return (p >= qp->tx_hdr && p < qp->tx_hdr + SIW_TX_BATCH * SIW_FPDU_HDR_MAX) ||
-	       (p >= qp->tx_trailer &&
-		p < qp->tx_trailer + SIW_TX_BATCH * SIW_TX_TRAILER_MAX);
-}
-
-/*
- * kv[0..n), each within one page, as qp->tx_bv for a send by reference;
- * *len is their sum. The pages are pinned user pages (zero-copy) or
- * siw's own (tx_bounce.c), never slab: one that sendpage_ok() refuses
- * is a bug, and fails the send (the CVE-2024-53094 class).
- */
-int siw_tx_fill_bvec(struct siw_qp *qp, const struct kvec *kv,
-		     unsigned int n, size_t *len)
-{
-	unsigned int i;
-
-	lockdep_assert_held(&qp->tx_lock);
-	if (WARN_ON_ONCE(!qp->tx_bv || n > SIW_TX_KV_MAX))
-		return -EFAULT;
-	*len = 0;
-	for (i = 0; i < n; i++) {
-		struct page *page = virt_to_page(kv[i].iov_base);
-
-		if (WARN_ON_ONCE(!sendpage_ok(page)))
-			return -EFAULT;
-		bvec_set_page(&qp->tx_bv[i], page, kv[i].iov_len,
-			      offset_in_page(kv[i].iov_base));
-		*len += kv[i].iov_len;
-	}
-	return 0;
-}
-
-/*
- * One zero-copy send: the payload pieces kv[0..n) (each within one page
- * of user memory) by reference. Returns what the socket took.
- */
-static int siw_tx_zc_send(struct siw_qp *qp, const struct kvec *kv,
-			  unsigned int n, int flags, struct siw_zc *zc)
-{
-	struct msghdr msg = { .msg_flags = flags | MSG_ZEROCOPY,
-			      .msg_ubuf = siw_zc_ubuf(zc) };
-	size_t len;
-	int err = siw_tx_fill_bvec(qp, kv, n, &len);
-
-	if (err)
-		return err;
-	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, qp->tx_bv, n, len);
-	return sock_sendmsg(qp->sock, &msg);
-}
-
-/*
- * One batch to the socket: copied, or for zc in runs, the payload's by
- * reference and the headers' and trailers' copied (a trailer and the
- * next header share a run). Headers stay copies: handing them over by
- * reference too, from a page of the QP's own, corrupted skbs on 6.1
- * (performance.rst, "Zero-copy transmit").
- */
-static int siw_tx_batch(struct siw_qp *qp, struct msghdr *msg,
-			unsigned int nkv, size_t total, struct siw_zc *zc,
-			bool bounce)
-{
-	unsigned int i = 0;
-	int sent = 0;
-
-	if (!zc && !bounce)
-		return kernel_sendmsg(qp->sock, msg, qp->tx_kv, nkv, total);
-	while (i < nkv) {
-		bool own = siw_tx_own_buf(qp, qp->tx_kv[i].iov_base);
-		unsigned int j = i;
-		size_t len = 0;
-		int flags, r;
-
-		while (j < nkv &&
-		       siw_tx_own_buf(qp, qp->tx_kv[j].iov_base) == own)
-			len += qp->tx_kv[j++].iov_len;
-		/* Only the batch's last run goes without MSG_MORE. */
-		flags = j == nkv ? msg->msg_flags : msg->msg_flags | MSG_MORE;
-		if (!len) {
-			r = 0;
-		} else if (own) {
-			struct msghdr m = { .msg_flags = flags };
-
-			r = kernel_sendmsg(qp->sock, &m, &qp->tx_kv[i], j - i,
-					   len);
-		} else if (bounce) {
-			r = siw_tx_bounce_send(qp, &qp->tx_kv[i], j - i, flags);
-		} else {
-			r = siw_tx_zc_send(qp, &qp->tx_kv[i], j - i, flags, zc);
-		}
-		if (r != len)
-			return r < 0 ? r : -EPIPE;
-		sent += r;
-		i = j;
-	}
-	return sent;
-}
-
-/* A message's RDMAP opcode, in the QP's counters. Must hold tx_lock. */
-static void siw_tx_count_message(struct siw_qp *qp, u8 opcode)
-{
-	static const u8 stat[SIW_RDMAP_NUM] = {
-		[SIW_RDMAP_WRITE] = SIW_STAT_WRITE_TX,
-		[SIW_RDMAP_READ_REQ] = SIW_STAT_READ_REQ_TX,
-		[SIW_RDMAP_READ_RESP] = SIW_STAT_READ_RESP_TX,
-		[SIW_RDMAP_SEND] = SIW_STAT_SEND_TX,
-		[SIW_RDMAP_SEND_INV] = SIW_STAT_SEND_TX,
-		[SIW_RDMAP_SEND_SE] = SIW_STAT_SEND_TX,
-		[SIW_RDMAP_SEND_SE_INV] = SIW_STAT_SEND_TX,
-		[SIW_RDMAP_TERMINATE] = SIW_STAT_QP_NUM,	/* not here */
-		[SIW_RDMAP_IMM] = SIW_STAT_IMM_TX,
-		[SIW_RDMAP_IMM_SE] = SIW_STAT_IMM_TX,
-		[SIW_RDMAP_ATOMIC_REQ] = SIW_STAT_ATOMIC_REQ_TX,
-		[SIW_RDMAP_ATOMIC_RESP] = SIW_STAT_ATOMIC_RESP_TX,
-	};
-
-	lockdep_assert_held(&qp->tx_lock);
-	if (opcode < SIW_RDMAP_NUM && stat[opcode] < SIW_STAT_QP_NUM)
-		siw_qp_stat_add(qp, stat[opcode], 1);
-}
-
-static int siw_tx_message(struct siw_qp *qp, struct siw_hdr *h,
-			  struct siw_tx_src *src, struct siw_zc *zc)
-{
-	/* One FPDU's payload pieces, for its CRC: at most 29 (64 KiB). */
-	struct siw_frag frags[SIW_TX_KV_MAX / 2];
-	const struct siw_op_info *op = siw_op_info(h->opcode);
-	u64 to0 = h->to;
-	u32 sent = 0;
-
-	lockdep_assert_held(&qp->tx_lock);
-	if (!op)
-		return -EINVAL;
-	/* What the encoder takes from the opcode, for the tracepoint. */
-	h->tagged = op->tagged;
-	h->qn = op->qn;
-	siw_tx_count_message(qp, h->opcode);
-	do {
-		struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
-		unsigned int nkv = 0, batched = 0;
-		size_t total = 0;
-		struct siw_fpdu f;
-		int n;
-
-		do {
-			u8 *hdr = qp->tx_hdr + batched * SIW_FPDU_HDR_MAX;
-			u8 *trl = qp->tx_trailer + batched * SIW_TX_TRAILER_MAX;
-			unsigned int nfrags = 0;
-			u32 hlen, tlen, crc = 0;
-
-			if (!siw_fpdu_plan(qp->mulpdu, op->hdr_len,
-					   src->total - sent, &f))
-				return -EMSGSIZE;
-			if (nkv + siw_tx_fpdu_kv_need(f.payload, src->bounce) >
-			    SIW_TX_KV_MAX ||
-			    (src->bounce && !siw_tx_bounce_room(qp, f.payload)))
-				break;	/* into the next batch */
-			h->last = f.last;
-			if (op->tagged)
-				h->to = to0 + sent;
-			else
-				h->mo = sent;
-			hlen = siw_fpdu_put_hdr(h, f.ulpdu_len, hdr,
-						SIW_FPDU_HDR_MAX);
-			if (!hlen)
-				return -EINVAL;
-			trace_siw_fpdu_tx(qp, h, f.payload);
-			siw_qp_stat_add(qp, SIW_STAT_FPDU_TX, 1);
-			siw_qp_stat_add(qp, SIW_STAT_BYTES_TX, f.payload);
-			qp->tx_kv[nkv].iov_base = hdr;
-			qp->tx_kv[nkv].iov_len = hlen;
-			nkv++;
-			n = siw_tx_src_take(qp, src, f.payload, qp->tx_kv,
-					    &nkv, frags, &nfrags);
-			if (n)
-				return n;
-			if (qp->crc)
-				crc = siw_fpdu_crc(hdr, hlen, frags, nfrags,
-						   f.pad);
-			tlen = siw_fpdu_trailer(trl, f.pad, crc);
-			qp->tx_kv[nkv].iov_base = trl;
-			qp->tx_kv[nkv].iov_len = tlen;
-			nkv++;
-			total += hlen + f.payload + tlen;
-			sent += f.payload;
-			batched++;
-		} while (!f.last && batched < SIW_TX_BATCH &&
-			 total < SIW_TX_BATCH_BYTES);
-		if (!batched)
-			return -EFAULT;	/* cannot happen: kv need is bounded */
-		if (!f.last || sent < src->total)
-			msg.msg_flags |= MSG_MORE;
-		else if (siw_tx_more_queued(qp))
-			msg.msg_flags |= MSG_MORE;
-		n = siw_tx_batch(qp, &msg, nkv, total, zc, src->bounce);
-		if (src->bounce)
-			siw_tx_bounce_drop(qp);
-		if (n != total)
-			return n < 0 ? n : -EPIPE;
-		qp->tx_corked = msg.msg_flags & MSG_MORE;
-	} while (sent < src->total);
-	return 0;
 }
 
 /* The QP may transmit: connected and not in error. */
@@ -567,14 +260,29 @@ void siw_sq_complete_ready(struct siw_qp *qp)
 		siw_tx_kick(qp);
 }
 
-static int siw_tx_read_request(struct siw_qp *qp, const struct siw_sqe *sqe,
-			       u32 pos)
+/*
+ * The QP's message slot (tx_msg.c), empty: the transmitter starts a new
+ * message only once the last one went, or was let go.
+ */
+static struct siw_tx_msg *siw_tx_msg_new(struct siw_qp *qp,
+					 enum siw_tx_msg_kind kind)
 {
-	struct siw_hdr h = { .opcode = SIW_RDMAP_READ_REQ };
-	struct siw_tx_src src = {};
+	struct siw_tx_msg *m = qp->tx_msg;
+
+	lockdep_assert_held(&qp->tx_lock);
+	WARN_ON_ONCE(m->kind != SIW_TX_MSG_NONE);
+	memset(m, 0, sizeof(*m));
+	m->kind = kind;
+	return m;
+}
+
+/* The Read Request of the element in m. */
+static int siw_tx_read_request(struct siw_qp *qp, struct siw_tx_msg *m)
+{
+	const struct siw_sqe *sqe = &m->sqe;
+	struct siw_hdr *h = &m->h;
 	struct siw_orq_entry *e;
 	unsigned long flags;
-
 	u64 len = siw_sqe_sge_len(sqe);
 
 	/*
@@ -585,23 +293,25 @@ static int siw_tx_read_request(struct siw_qp *qp, const struct siw_sqe *sqe,
 	if (sqe->num_sge > SIW_MAX_SGE_RD || len > U32_MAX ||
 	    (sqe->opcode == SIW_OP_READ_LOCAL_INV && sqe->num_sge > 1))
 		return -EINVAL;
-	h.msn = qp->tx_msn[SIW_QN_RREQ]++;
-	h.rreq.src_stag = sqe->rkey;
-	h.rreq.src_to = sqe->raddr;
+	h->opcode = SIW_RDMAP_READ_REQ;
+	h->msn = qp->tx_msn[SIW_QN_RREQ]++;
+	h->rreq.src_stag = sqe->rkey;
+	h->rreq.src_to = sqe->raddr;
 	if (sqe->num_sge) {
-		h.rreq.sink_stag = sqe->sge[0].lkey;
-		h.rreq.sink_to = sqe->sge[0].laddr;
-		h.rreq.size = len;
+		h->rreq.sink_stag = sqe->sge[0].lkey;
+		h->rreq.sink_to = sqe->sge[0].laddr;
+		h->rreq.size = len;
 	}
 	spin_lock_irqsave(&qp->orq_lock, flags);
 	e = &qp->orq[qp->orq_put % qp->orq_size];
 	memcpy(&e->sqe, sqe, sizeof(*sqe));
-	e->sq_pos = pos;
+	e->sq_pos = m->pos;
 	e->kind = SIW_ORQ_READ;
 	qp->orq_put++;
 	spin_unlock_irqrestore(&qp->orq_lock, flags);
-	trace_siw_read_request(qp, SIW_TRACE_ORQ, &h.rreq);
-	return siw_tx_message(qp, &h, &src, NULL);
+	trace_siw_read_request(qp, SIW_TRACE_ORQ, &h->rreq);
+	m->completes_later = true;
+	return siw_tx_msg_prepare(qp, m, 0);
 }
 
 /*
@@ -611,23 +321,22 @@ static int siw_tx_read_request(struct siw_qp *qp, const struct siw_sqe *sqe,
  */
 static int siw_tx_rtr(struct siw_qp *qp, u8 type)
 {
-	struct siw_hdr h = {};
-	struct siw_tx_src src = {};
+	struct siw_tx_msg *m = siw_tx_msg_new(qp, SIW_TX_MSG_RTR);
+	struct siw_hdr *h = &m->h;
 	struct siw_orq_entry *e;
 	unsigned long flags;
 
-	lockdep_assert_held(&qp->tx_lock);
 	switch (type) {
 	case SIW_RTR_WRITE:
-		h.opcode = SIW_RDMAP_WRITE;
+		h->opcode = SIW_RDMAP_WRITE;
 		break;
 	case SIW_RTR_SEND:
-		h.opcode = SIW_RDMAP_SEND;
-		h.msn = qp->tx_msn[SIW_QN_SEND]++;
+		h->opcode = SIW_RDMAP_SEND;
+		h->msn = qp->tx_msn[SIW_QN_SEND]++;
 		break;
 	case SIW_RTR_READ:
-		h.opcode = SIW_RDMAP_READ_REQ;
-		h.msn = qp->tx_msn[SIW_QN_RREQ]++;
+		h->opcode = SIW_RDMAP_READ_REQ;
+		h->msn = qp->tx_msn[SIW_QN_RREQ]++;
 		spin_lock_irqsave(&qp->orq_lock, flags);
 		e = &qp->orq[qp->orq_put % qp->orq_size];
 		memset(e, 0, sizeof(*e));
@@ -639,12 +348,11 @@ static int siw_tx_rtr(struct siw_qp *qp, u8 type)
 		return -EINVAL;
 	}
 	pr_debug("siw: QP %u: sending RTR (%s)\n", qp->base_qp.qp_num,
-		 siw_op_name(h.opcode));
+		 siw_op_name(h->opcode));
 	siw_qp_stat_add(qp, SIW_STAT_RTR_TX, 1);
-	if (h.opcode == SIW_RDMAP_READ_REQ)
-		trace_siw_read_request(qp, SIW_TRACE_ORQ,
-				       &h.rreq);
-	return siw_tx_message(qp, &h, &src, NULL);
+	if (h->opcode == SIW_RDMAP_READ_REQ)
+		trace_siw_read_request(qp, SIW_TRACE_ORQ, &h->rreq);
+	return siw_tx_msg_prepare(qp, m, 0);
 }
 
 /*
@@ -674,24 +382,23 @@ static enum siw_wc_status siw_tx_atomic_check(struct siw_qp *qp,
 	return status;
 }
 
-static int siw_tx_atomic_request(struct siw_qp *qp, const struct siw_sqe *sqe,
-				 const struct siw_sqe_ext *ext, u32 pos)
+static int siw_tx_atomic_request(struct siw_qp *qp, struct siw_tx_msg *m)
 {
-	struct siw_hdr h = { .opcode = SIW_RDMAP_ATOMIC_REQ };
-	struct siw_atomic_req *a = &h.atomic;
-	struct siw_tx_src src = {};
+	const struct siw_sqe *sqe = &m->sqe;
+	struct siw_atomic_req *a = &m->h.atomic;
 	struct siw_orq_entry *e;
 	unsigned long flags;
 	u32 epoch;
 
 	lockdep_assert_held(&qp->tx_lock);
-	h.msn = qp->tx_msn[SIW_QN_RREQ]++;
+	m->h.opcode = SIW_RDMAP_ATOMIC_REQ;
+	m->h.msn = qp->tx_msn[SIW_QN_RREQ]++;
 	a->req_id = qp->tx_atomic_id++;
 	a->stag = sqe->rkey;
 	a->to = sqe->raddr;
 	if (sqe->opcode == SIW_OP_FETCH_AND_ADD) {
 		a->op = SIW_ATOMIC_FETCH_ADD;
-		a->add_swap = ext->compare_add;
+		a->add_swap = m->ext.compare_add;
 		/* No field boundaries: one 64-bit add. */
 		a->add_swap_mask = 0;
 		/* RFC 7306 section 5.2.1: unused by FetchAdd, all ones. */
@@ -699,9 +406,9 @@ static int siw_tx_atomic_request(struct siw_qp *qp, const struct siw_sqe *sqe,
 		a->compare_mask = ~0ULL;
 	} else {
 		a->op = SIW_ATOMIC_CMP_SWAP;
-		a->add_swap = ext->swap;
+		a->add_swap = m->ext.swap;
 		a->add_swap_mask = ~0ULL;
-		a->compare = ext->compare_add;
+		a->compare = m->ext.compare_add;
 		a->compare_mask = ~0ULL;
 	}
 	spin_lock_irqsave(&qp->sq_lock, flags);
@@ -710,13 +417,14 @@ static int siw_tx_atomic_request(struct siw_qp *qp, const struct siw_sqe *sqe,
 	spin_lock_irqsave(&qp->orq_lock, flags);
 	e = &qp->orq[qp->orq_put % qp->orq_size];
 	memcpy(&e->sqe, sqe, sizeof(*sqe));
-	e->sq_pos = pos;
+	e->sq_pos = m->pos;
 	e->kind = SIW_ORQ_ATOMIC;
 	e->atomic_id = a->req_id;
 	e->sq_epoch = epoch;
 	qp->orq_put++;
 	spin_unlock_irqrestore(&qp->orq_lock, flags);
-	return siw_tx_message(qp, &h, &src, NULL);
+	m->completes_later = true;
+	return siw_tx_msg_prepare(qp, m, 0);
 }
 
 /*
@@ -729,12 +437,11 @@ static int siw_tx_atomic_request(struct siw_qp *qp, const struct siw_sqe *sqe,
 static int siw_tx_atomic_response(struct siw_qp *qp,
 				  const struct siw_atomic_req *a)
 {
-	struct siw_hdr h = { .opcode = SIW_RDMAP_ATOMIC_RESP };
 	struct siw_device *sdev = qp->sdev;
-	struct siw_tx_src src = {};
 	enum siw_term_code code;
 	struct siw_mem_view view;
 	struct siw_mem_seg seg;
+	struct siw_tx_msg *m;
 	struct siw_mem *mem;
 	unsigned long flags;
 	u64 *target, orig = 0;
@@ -777,43 +484,46 @@ static int siw_tx_atomic_response(struct siw_qp *qp,
 		return -EACCES;
 	}
 
-	h.msn = qp->tx_msn[SIW_QN_ATOMIC_RESP]++;
-	h.atomic_resp.req_id = a->req_id;
-	h.atomic_resp.orig = orig;
-	return siw_tx_message(qp, &h, &src, NULL);
+	m = siw_tx_msg_new(qp, SIW_TX_MSG_ATOMIC_RESP);
+	m->h.opcode = SIW_RDMAP_ATOMIC_RESP;
+	m->h.msn = qp->tx_msn[SIW_QN_ATOMIC_RESP]++;
+	m->h.atomic_resp.req_id = a->req_id;
+	m->h.atomic_resp.orig = orig;
+	return siw_tx_msg_prepare(qp, m, 0);
 }
 
 /*
  * RFC 7306 Immediate Data carrying a verbs immediate (siw's use of its 8
- * bytes, protocol.rst): for the Send that follows, or ending an RDMA
- * Write. The Solicited Event flag of the work request goes with the
- * message that completes the receive.
+ * bytes, protocol.rst) as m's next message: for the Send that follows, or
+ * ending an RDMA Write. The Solicited Event flag of the work request goes
+ * with the message that completes the receive. m->src stays as it is.
  */
-static int siw_tx_immediate(struct siw_qp *qp, u32 imm, u32 desc, bool se)
+static int siw_tx_immediate(struct siw_qp *qp, struct siw_tx_msg *m,
+			    u32 desc, bool se)
 {
-	struct siw_hdr h = { .opcode = se ? SIW_RDMAP_IMM_SE : SIW_RDMAP_IMM };
-	struct siw_tx_src src = {};
-
 	lockdep_assert_held(&qp->tx_lock);
-	h.msn = qp->tx_msn[SIW_QN_SEND]++;
-	h.imm = siw_imm_word(imm, desc);
-	return siw_tx_message(qp, &h, &src, NULL);
+	memset(&m->h, 0, sizeof(m->h));
+	m->h.opcode = se ? SIW_RDMAP_IMM_SE : SIW_RDMAP_IMM;
+	m->h.msn = qp->tx_msn[SIW_QN_SEND]++;
+	m->h.imm = siw_imm_word(m->ext.imm, desc);
+	return siw_tx_msg_prepare(qp, m, 0);
 }
 
-/* Answers the oldest inbound Read Request. Returns 0 or an error. */
+/* The answer to the oldest inbound Read Request, as the QP's message. */
 static int siw_tx_read_response(struct siw_qp *qp, struct siw_irq_entry *e)
 {
-	struct siw_hdr h = { .opcode = SIW_RDMAP_READ_RESP };
-	struct siw_tx_src src = {};
+	struct siw_tx_msg *m = siw_tx_msg_new(qp, SIW_TX_MSG_READ_RESP);
 	enum siw_term_code code = SIW_TERM_OK;
-	struct siw_mem *mem = NULL;
-	int err;
+	struct siw_tx_src *src = &m->src;
 
 	lockdep_assert_held(&qp->tx_lock);
-	h.stag = e->rreq.sink_stag;
-	h.to = e->rreq.sink_to;
+	m->rreq = e->rreq;
+	m->h.opcode = SIW_RDMAP_READ_RESP;
+	m->h.stag = e->rreq.sink_stag;
+	m->h.to = e->rreq.sink_to;
 	if (e->rreq.size) {
 		struct siw_mem_view view;
+		struct siw_mem *mem;
 
 		mem = siw_mem_get(qp->sdev, e->rreq.src_stag);
 		siw_mem_view_of(mem, qp->base_qp.pd, IB_ACCESS_REMOTE_READ,
@@ -823,19 +533,26 @@ static int siw_tx_read_response(struct siw_qp *qp, struct siw_irq_entry *e)
 		if (code != SIW_TERM_OK) {
 			if (mem)
 				siw_mem_put(mem);
+			m->kind = SIW_TX_MSG_NONE;
 			siw_qp_terminate(qp, code, NULL, 0);
 			return -EACCES;
 		}
-		src.piece[0].mem = mem;
-		src.piece[0].addr = e->rreq.src_to;
-		src.piece[0].len = e->rreq.size;
-		src.num = 1;
-		src.total = e->rreq.size;
-		src.bounce = true;
+		src->piece[0].mem = mem;
+		src->piece[0].addr = e->rreq.src_to;
+		src->piece[0].len = e->rreq.size;
+		src->num = 1;
+		src->total = e->rreq.size;
+		src->bounce = true;
 	}
-	err = siw_tx_message(qp, &h, &src, NULL);
+	return siw_tx_msg_prepare(qp, m, src->total);
+}
+
+/* The end of a Read Response, sent or not. */
+static void siw_tx_read_response_end(struct siw_qp *qp, struct siw_tx_msg *m,
+				     int err)
+{
 	siw_tx_bounce_drop(qp);
-	siw_tx_src_release(&src);
+	siw_tx_src_release(&m->src);
 	/*
 	 * Invalidated or deregistered while the response went out: the rest
 	 * is not sent, and the Read Request is answered as if it had named
@@ -844,11 +561,11 @@ static int siw_tx_read_response(struct siw_qp *qp, struct siw_irq_entry *e)
 	if (err == -EKEYREVOKED) {
 		struct siw_mem_view view = {};
 
-		code = siw_check_tagged(&view, e->rreq.src_to, e->rreq.size,
-					SIW_TAG_SOURCE);
-		siw_qp_terminate(qp, code, NULL, 0);
+		siw_qp_terminate(qp, siw_check_tagged(&view, m->rreq.src_to,
+						      m->rreq.size,
+						      SIW_TAG_SOURCE),
+				 NULL, 0);
 	}
-	return err;
 }
 
 /* Answers the oldest inbound Read or Atomic Request. */
@@ -997,28 +714,6 @@ static void siw_irq_pop(struct siw_qp *qp)
 }
 
 /*
- * In a doorbell: answers the oldest inbound Read Request if its response
- * fits (siw_tx_doorbell_fits), so a QP that both reads and is read from
- * answers in its user's system call rather than waking the worker.
- * SIW_TX_EMPTY: none pending; SIW_TX_DEFER: one that does not fit.
- */
-static enum siw_tx_step siw_tx_doorbell_read_response(struct siw_qp *qp,
-						      u32 *budget)
-{
-	struct siw_irq_entry e;
-
-	if (!siw_irq_peek(qp, &e))
-		return SIW_TX_EMPTY;
-	if (!siw_tx_doorbell_fits(qp, e.atomic ? 0 : e.rreq.size, budget))
-		return SIW_TX_DEFER;
-	siw_irq_pop(qp);
-	if (siw_tx_inbound_response(qp, &e))
-		return SIW_TX_BLOCKED;
-	WRITE_ONCE(qp->tx_db_read_resps, qp->tx_db_read_resps + 1);
-	return SIW_TX_SENT;
-}
-
-/*
  * Zero-copy for this message? Large enough, and every piece in pinned
  * user pages (kernel consumers' buffers may be slab memory, which must
  * not go to the stack by reference).
@@ -1043,175 +738,67 @@ static bool siw_tx_zc_wanted(const struct siw_qp *qp,
 	return true;
 }
 
-/* Send or Write: zero-copy if siw_tx_zc_wanted(), else copied. */
-static int siw_tx_payload_message(struct siw_qp *qp, struct siw_hdr *h,
-				  struct siw_tx_src *src, u32 pos,
-				  struct siw_zc **zcp)
+/* The element's Send or Write: zero-copy if siw_tx_zc_wanted(), else copied. */
+static int siw_tx_payload_message(struct siw_qp *qp, struct siw_tx_msg *m)
 {
-	if (siw_tx_zc_wanted(qp, src))
-		*zcp = siw_zc_start(qp, pos, src->total);
-	if (*zcp)
+	if (siw_tx_zc_wanted(qp, &m->src))
+		m->zc = siw_zc_start(qp, m->pos, m->src.total);
+	if (m->zc)
 		WRITE_ONCE(qp->tx_zc_msgs, qp->tx_zc_msgs + 1);
-	return siw_tx_message(qp, h, src, *zcp);
+	return siw_tx_msg_prepare(qp, m, m->src.total);
+}
+
+/* The header of the element's Send. */
+static void siw_tx_send_hdr(struct siw_qp *qp, struct siw_tx_msg *m)
+{
+	bool se = m->sqe.flags & SIW_WQE_SOLICITED;
+
+	memset(&m->h, 0, sizeof(m->h));
+	if (m->sqe.opcode == SIW_OP_SEND_REMOTE_INV) {
+		m->h.opcode = se ? SIW_RDMAP_SEND_SE_INV : SIW_RDMAP_SEND_INV;
+		m->h.rsvd_ulp = m->sqe.rkey;
+	} else {
+		m->h.opcode = se ? SIW_RDMAP_SEND_SE : SIW_RDMAP_SEND;
+	}
+	m->h.msn = qp->tx_msn[SIW_QN_SEND]++;
 }
 
 /*
- * Runs one send queue element. @budget: NULL in the worker; in a
- * doorbell, the payload it may still send, which this charges. A
- * zero-copy message's slot is marked done when the stack lets go of its
- * pages (siw_sq_zc_done), not here.
+ * The transmitter lets go of the element it started (siw_tx_sqe). A flush
+ * that came meanwhile left the send queue alone (siw_sq_flush): the
+ * element's buffers were still being read. It is done now.
  */
-static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
+static void siw_sq_release_held(struct siw_qp *qp)
 {
-	struct siw_sqe *slot = &qp->sendq[qp->sq_next % qp->num_sqe];
-	enum siw_wc_status status = SIW_WC_SUCCESS;
-	struct siw_tx_src src = {};
-	struct siw_zc *zc = NULL;
-	struct siw_sqe_ext ext = {};
-	struct siw_hdr h = {};
-	struct siw_sqe sqe;
 	unsigned long flags;
-	enum siw_tx_step next = siw_sq_peek(qp);
-	u32 pos = qp->sq_next;
-	int err = 0;
-
-	lockdep_assert_held(&qp->tx_lock);
-	/* Nothing to start; a full ring resumes as elements complete. */
-	if (next != SIW_TX_READY)
-		return next;
-	/* From here on only our copy counts. */
-	memcpy(&sqe, slot, sizeof(sqe));
-	/* Written by post_send before the slot turned VALID (kernel QPs). */
-	if (qp->sq_ext)
-		ext = qp->sq_ext[pos % qp->num_sqe];
-	if (budget && !siw_tx_doorbell_may_send(qp, &sqe, budget))
-		return SIW_TX_DEFER;
-	pr_debug("siw: QP %u: sqe %u opcode %u flags 0x%x num_sge %u\n",
-		 qp->base_qp.qp_num, pos, sqe.opcode, sqe.flags, sqe.num_sge);
-
-	if (sqe.opcode == SIW_OP_READ || sqe.opcode == SIW_OP_READ_LOCAL_INV ||
-	    sqe.opcode == SIW_OP_FETCH_AND_ADD ||
-	    sqe.opcode == SIW_OP_COMP_AND_SWAP) {
-		spin_lock_irqsave(&qp->orq_lock, flags);
-		err = qp->orq_put - qp->orq_get >= min(qp->ord, qp->orq_size);
-		spin_unlock_irqrestore(&qp->orq_lock, flags);
-		if (err)
-			return SIW_TX_BLOCKED;	/* until a response completes */
-	} else if (sqe.flags & SIW_WQE_READ_FENCE) {
-		spin_lock_irqsave(&qp->orq_lock, flags);
-		err = qp->orq_put != qp->orq_get;
-		spin_unlock_irqrestore(&qp->orq_lock, flags);
-		if (err)
-			return SIW_TX_BLOCKED;
-	}
+	bool flush;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
-	qp->sq_next++;
+	qp->sq_held = false;
+	flush = qp->sq_flush_due;
+	qp->sq_flush_due = false;
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	/* Started: not before, where ORD or a fence may hold it back. */
-	if (trace_siw_wqe_start_enabled())
-		trace_siw_wqe_start(qp, SIW_TRACE_SQ, pos,
-				    sqe.id, sqe.opcode,
-				    (sqe.opcode == SIW_OP_READ ||
-				     sqe.opcode == SIW_OP_READ_LOCAL_INV) ?
-				    siw_sqe_sge_len(&sqe) :
-				    siw_sqe_payload(&sqe));
+	if (flush)
+		siw_qp_flush(qp);
+}
 
-	/*
-	 * RFC 7306 work requests: kernel QPs only (a user's element naming
-	 * one is refused), on a connection that negotiated them.
-	 */
-	switch (sqe.opcode) {
-	case SIW_OP_SEND_WITH_IMM:
-	case SIW_OP_WRITE_WITH_IMM:
-	case SIW_OP_FETCH_AND_ADD:
-	case SIW_OP_COMP_AND_SWAP:
-		if (qp->user || !qp->ext) {
-			status = SIW_WC_LOC_QP_OP_ERR;
-			goto done;
-		}
-		break;
-	default:
-		break;
+/*
+ * The end of the element's last message (err: how it went), or of an
+ * element that sent none (status). A zero-copy message's slot is marked
+ * done when the stack lets go of its pages (siw_sq_zc_done), not here.
+ */
+static enum siw_tx_step siw_tx_sqe_end(struct siw_qp *qp, struct siw_tx_msg *m,
+				       int err, enum siw_wc_status status)
+{
+	struct siw_zc *zc = m->zc;
+
+	lockdep_assert_held(&qp->tx_lock);
+	m->kind = SIW_TX_MSG_NONE;
+	siw_tx_src_release(&m->src);
+	if (!err && status == SIW_WC_SUCCESS && m->completes_later) {
+		siw_sq_release_held(qp);
+		return SIW_TX_SENT;	/* completes with its response */
 	}
-
-	switch (sqe.opcode) {
-	case SIW_OP_FETCH_AND_ADD:
-	case SIW_OP_COMP_AND_SWAP:
-		status = siw_tx_atomic_check(qp, &sqe);
-		if (status)
-			break;
-		err = siw_tx_atomic_request(qp, &sqe, &ext, pos);
-		if (!err)
-			return SIW_TX_SENT;	/* completes with its response */
-		break;
-	case SIW_OP_SEND:
-	case SIW_OP_SEND_REMOTE_INV:
-	case SIW_OP_SEND_WITH_IMM:
-		status = siw_tx_src_sges(qp, &sqe, &src);
-		if (status)
-			break;
-		/* The immediate first: the Send's end completes both. */
-		if (sqe.opcode == SIW_OP_SEND_WITH_IMM) {
-			err = siw_tx_immediate(qp, ext.imm, SIW_IMM_FOR_SEND,
-					       false);
-			if (err) {
-				siw_tx_src_release(&src);
-				break;
-			}
-		}
-		if (sqe.opcode == SIW_OP_SEND_REMOTE_INV) {
-			h.opcode = sqe.flags & SIW_WQE_SOLICITED ?
-				   SIW_RDMAP_SEND_SE_INV : SIW_RDMAP_SEND_INV;
-			h.rsvd_ulp = sqe.rkey;
-		} else {
-			h.opcode = sqe.flags & SIW_WQE_SOLICITED ?
-				   SIW_RDMAP_SEND_SE : SIW_RDMAP_SEND;
-		}
-		h.msn = qp->tx_msn[SIW_QN_SEND]++;
-		err = siw_tx_payload_message(qp, &h, &src, pos, &zc);
-		siw_tx_src_release(&src);
-		break;
-	case SIW_OP_WRITE:
-	case SIW_OP_WRITE_WITH_IMM:
-		status = siw_tx_src_sges(qp, &sqe, &src);
-		if (status)
-			break;
-		h.opcode = SIW_RDMAP_WRITE;
-		h.stag = sqe.rkey;
-		h.to = sqe.raddr;
-		err = siw_tx_payload_message(qp, &h, &src, pos, &zc);
-		/* The immediate behind the Write's last byte. */
-		if (!err && sqe.opcode == SIW_OP_WRITE_WITH_IMM)
-			err = siw_tx_immediate(qp, ext.imm, SIW_IMM_FOR_WRITE,
-					       sqe.flags & SIW_WQE_SOLICITED);
-		siw_tx_src_release(&src);
-		break;
-	case SIW_OP_READ:
-	case SIW_OP_READ_LOCAL_INV:
-		err = siw_tx_read_request(qp, &sqe, pos);
-		if (!err)
-			return SIW_TX_SENT;	/* completes with its response */
-		break;
-	case SIW_OP_REG_MR:
-		if (qp->user) {
-			status = SIW_WC_LOC_QP_OP_ERR;
-		} else {
-			struct ib_mr *mr = (struct ib_mr *)(uintptr_t)sqe.base_mr;
-
-			if (siw_mem_fast_reg(to_siw_mr(mr)->mem, mr, sqe.rkey,
-					     (int)sqe.access))
-				status = SIW_WC_LOC_QP_OP_ERR;
-		}
-		break;
-	case SIW_OP_INVAL_STAG:
-		if (siw_mem_invalidate(qp->sdev, sqe.rkey, qp->base_qp.pd))
-			status = SIW_WC_LOC_PROT_ERR;
-		break;
-	default:
-		status = SIW_WC_LOC_QP_OP_ERR;
-	}
-done:
 	/*
 	 * The connection went away under the send (the peer closed or
 	 * reset it, or we are tearing it down): nothing local failed, the
@@ -1220,7 +807,8 @@ done:
 	 */
 	if (err == -EPIPE || err == -ECONNRESET || err == -ENOTCONN ||
 	    err == -ESHUTDOWN) {
-		siw_sq_mark_done(qp, pos, SIW_WC_WR_FLUSH_ERR, 0);
+		siw_sq_mark_done(qp, m->pos, SIW_WC_WR_FLUSH_ERR, 0);
+		siw_sq_release_held(qp);
 		pr_debug("siw: QP %u: connection lost while sending (%d)\n",
 			 qp->base_qp.qp_num, err);
 		siw_qp_fatal(qp, 0);
@@ -1231,13 +819,16 @@ done:
 	if (zc && status == SIW_WC_SUCCESS) {
 		/* Done when the stack lets go of the pages, maybe now. */
 		siw_zc_end(zc, status);
+		siw_sq_release_held(qp);
 		return SIW_TX_SENT;
 	}
-	siw_sq_mark_done(qp, pos, status, src.total);
+	siw_sq_mark_done(qp, m->pos, status, m->src.total);
+	siw_sq_release_held(qp);
 	if (status != SIW_WC_SUCCESS) {
 		pr_info_ratelimited("siw: %s: QP %u: work request (opcode %u) failed: status %u, error %d\n",
 				    dev_name(&qp->sdev->base_dev.dev),
-				    qp->base_qp.qp_num, sqe.opcode, status, err);
+				    qp->base_qp.qp_num, m->sqe.opcode, status,
+				    err);
 		siw_qp_fatal(qp, IB_EVENT_QP_FATAL);
 		goto failed;
 	}
@@ -1251,6 +842,251 @@ failed:
 	if (zc)
 		siw_zc_end(zc, SIW_WC_GENERAL_ERR);
 	return SIW_TX_BLOCKED;
+}
+
+/* What the end of the QP's message does; err: how it went. */
+static enum siw_tx_step siw_tx_msg_end(struct siw_qp *qp, int err)
+{
+	struct siw_tx_msg *m = qp->tx_msg;
+	enum siw_tx_msg_kind kind = m->kind;
+
+	lockdep_assert_held(&qp->tx_lock);
+	m->kind = SIW_TX_MSG_NONE;
+	switch (kind) {
+	case SIW_TX_MSG_SQE:
+		return siw_tx_sqe_end(qp, m, err, SIW_WC_SUCCESS);
+	case SIW_TX_MSG_READ_RESP:
+		siw_tx_read_response_end(qp, m, err);
+		break;
+	case SIW_TX_MSG_RTR:
+		if (err)
+			siw_qp_fatal(qp, IB_EVENT_QP_FATAL);
+		break;
+	default:
+		break;
+	}
+	return err ? SIW_TX_BLOCKED : SIW_TX_SENT;
+}
+
+/*
+ * Sends the QP's message on (err: it could not even be made); after a
+ * Send or Write with immediate's first message, its second. SIW_TX_WAIT:
+ * the socket is full, the message stays and write_space resumes it;
+ * otherwise the message ended (siw_tx_msg_end).
+ */
+static enum siw_tx_step siw_tx_msg_go(struct siw_qp *qp, int err)
+{
+	struct siw_tx_msg *m = qp->tx_msg;
+
+	lockdep_assert_held(&qp->tx_lock);
+	while (!err) {
+		enum siw_tx_then then = m->then;
+
+		err = siw_tx_msg_send(qp, m);
+		if (err == -EAGAIN)
+			return SIW_TX_WAIT;
+		if (err || then == SIW_TX_THEN_NONE)
+			break;
+		m->then = SIW_TX_THEN_NONE;
+		if (then == SIW_TX_THEN_IMM) {
+			err = siw_tx_immediate(qp, m, SIW_IMM_FOR_WRITE,
+					       m->sqe.flags & SIW_WQE_SOLICITED);
+		} else {
+			siw_tx_send_hdr(qp, m);
+			err = siw_tx_payload_message(qp, m);
+		}
+	}
+	return siw_tx_msg_end(qp, err);
+}
+
+/*
+ * Lets go of the QP's message, whatever is left of it: the connection is
+ * ending. Its element completes as flushed, and the flush it held back
+ * follows.
+ */
+static void siw_tx_msg_abandon(struct siw_qp *qp)
+{
+	struct siw_tx_msg *m = qp->tx_msg;
+
+	lockdep_assert_held(&qp->tx_lock);
+	switch (m->kind) {
+	case SIW_TX_MSG_SQE:
+		m->kind = SIW_TX_MSG_NONE;
+		siw_tx_src_release(&m->src);
+		siw_sq_mark_done(qp, m->pos, SIW_WC_WR_FLUSH_ERR, 0);
+		if (m->zc)
+			siw_zc_end(m->zc, SIW_WC_GENERAL_ERR);
+		siw_sq_release_held(qp);
+		break;
+	case SIW_TX_MSG_READ_RESP:
+		m->kind = SIW_TX_MSG_NONE;
+		siw_tx_read_response_end(qp, m, -ECONNABORTED);
+		break;
+	default:
+		m->kind = SIW_TX_MSG_NONE;
+		break;
+	}
+}
+
+/*
+ * In a doorbell: answers the oldest inbound Read Request if its response
+ * fits (siw_tx_doorbell_fits), so a QP that both reads and is read from
+ * answers in its user's system call rather than waking the worker.
+ * SIW_TX_EMPTY: none pending; SIW_TX_DEFER: one that does not fit.
+ */
+static enum siw_tx_step siw_tx_doorbell_read_response(struct siw_qp *qp,
+						      u32 *budget)
+{
+	enum siw_tx_step step;
+	struct siw_irq_entry e;
+
+	if (!siw_irq_peek(qp, &e))
+		return SIW_TX_EMPTY;
+	if (!siw_tx_doorbell_fits(qp, e.atomic ? 0 : e.rreq.size, budget))
+		return SIW_TX_DEFER;
+	siw_irq_pop(qp);
+	step = siw_tx_msg_go(qp, siw_tx_inbound_response(qp, &e));
+	if (step != SIW_TX_BLOCKED)
+		WRITE_ONCE(qp->tx_db_read_resps, qp->tx_db_read_resps + 1);
+	return step;
+}
+
+/*
+ * Starts the next send queue element. @budget: NULL in the worker; in a
+ * doorbell, the payload it may still send, which this charges. The
+ * element is held (sq_held) until its last message went or was let go:
+ * a flush meanwhile waits, so that no buffer it names is read after its
+ * owner saw it complete.
+ */
+static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
+{
+	struct siw_sqe *slot = &qp->sendq[qp->sq_next % qp->num_sqe];
+	enum siw_wc_status status = SIW_WC_SUCCESS;
+	enum siw_tx_step next = siw_sq_peek(qp);
+	u32 pos = qp->sq_next;
+	struct siw_tx_msg *m;
+	unsigned long flags;
+	bool busy;
+
+	lockdep_assert_held(&qp->tx_lock);
+	/* Nothing to start; a full ring resumes as elements complete. */
+	if (next != SIW_TX_READY)
+		return next;
+	/* From here on only our copy counts. */
+	m = siw_tx_msg_new(qp, SIW_TX_MSG_NONE);
+	memcpy(&m->sqe, slot, sizeof(m->sqe));
+	/* Written by post_send before the slot turned VALID (kernel QPs). */
+	if (qp->sq_ext)
+		m->ext = qp->sq_ext[pos % qp->num_sqe];
+	if (budget && !siw_tx_doorbell_may_send(qp, &m->sqe, budget))
+		return SIW_TX_DEFER;
+	pr_debug("siw: QP %u: sqe %u opcode %u flags 0x%x num_sge %u\n",
+		 qp->base_qp.qp_num, pos, m->sqe.opcode, m->sqe.flags,
+		 m->sqe.num_sge);
+
+	if (m->sqe.opcode == SIW_OP_READ ||
+	    m->sqe.opcode == SIW_OP_READ_LOCAL_INV ||
+	    m->sqe.opcode == SIW_OP_FETCH_AND_ADD ||
+	    m->sqe.opcode == SIW_OP_COMP_AND_SWAP) {
+		spin_lock_irqsave(&qp->orq_lock, flags);
+		busy = qp->orq_put - qp->orq_get >= min(qp->ord, qp->orq_size);
+		spin_unlock_irqrestore(&qp->orq_lock, flags);
+		if (busy)
+			return SIW_TX_BLOCKED;	/* until a response completes */
+	} else if (m->sqe.flags & SIW_WQE_READ_FENCE) {
+		spin_lock_irqsave(&qp->orq_lock, flags);
+		busy = qp->orq_put != qp->orq_get;
+		spin_unlock_irqrestore(&qp->orq_lock, flags);
+		if (busy)
+			return SIW_TX_BLOCKED;
+	}
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	qp->sq_next++;
+	qp->sq_held = true;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	m->kind = SIW_TX_MSG_SQE;
+	m->pos = pos;
+	/* Started: not before, where ORD or a fence may hold it back. */
+	if (trace_siw_wqe_start_enabled())
+		trace_siw_wqe_start(qp, SIW_TRACE_SQ, pos,
+				    m->sqe.id, m->sqe.opcode,
+				    (m->sqe.opcode == SIW_OP_READ ||
+				     m->sqe.opcode == SIW_OP_READ_LOCAL_INV) ?
+				    siw_sqe_sge_len(&m->sqe) :
+				    siw_sqe_payload(&m->sqe));
+
+	/*
+	 * RFC 7306 work requests: kernel QPs only (a user's element naming
+	 * one is refused), on a connection that negotiated them.
+	 */
+	switch (m->sqe.opcode) {
+	case SIW_OP_SEND_WITH_IMM:
+	case SIW_OP_WRITE_WITH_IMM:
+	case SIW_OP_FETCH_AND_ADD:
+	case SIW_OP_COMP_AND_SWAP:
+		if (qp->user || !qp->ext)
+			return siw_tx_sqe_end(qp, m, 0, SIW_WC_LOC_QP_OP_ERR);
+		break;
+	default:
+		break;
+	}
+
+	switch (m->sqe.opcode) {
+	case SIW_OP_FETCH_AND_ADD:
+	case SIW_OP_COMP_AND_SWAP:
+		status = siw_tx_atomic_check(qp, &m->sqe);
+		if (status)
+			break;
+		return siw_tx_msg_go(qp, siw_tx_atomic_request(qp, m));
+	case SIW_OP_SEND:
+	case SIW_OP_SEND_REMOTE_INV:
+	case SIW_OP_SEND_WITH_IMM:
+		status = siw_tx_src_sges(qp, &m->sqe, &m->src);
+		if (status)
+			break;
+		/* The immediate first: the Send's end completes both. */
+		if (m->sqe.opcode == SIW_OP_SEND_WITH_IMM) {
+			m->then = SIW_TX_THEN_SEND;
+			return siw_tx_msg_go(qp, siw_tx_immediate(qp, m,
+						 SIW_IMM_FOR_SEND, false));
+		}
+		siw_tx_send_hdr(qp, m);
+		return siw_tx_msg_go(qp, siw_tx_payload_message(qp, m));
+	case SIW_OP_WRITE:
+	case SIW_OP_WRITE_WITH_IMM:
+		status = siw_tx_src_sges(qp, &m->sqe, &m->src);
+		if (status)
+			break;
+		m->h.opcode = SIW_RDMAP_WRITE;
+		m->h.stag = m->sqe.rkey;
+		m->h.to = m->sqe.raddr;
+		/* The immediate behind the Write's last byte. */
+		if (m->sqe.opcode == SIW_OP_WRITE_WITH_IMM)
+			m->then = SIW_TX_THEN_IMM;
+		return siw_tx_msg_go(qp, siw_tx_payload_message(qp, m));
+	case SIW_OP_READ:
+	case SIW_OP_READ_LOCAL_INV:
+		return siw_tx_msg_go(qp, siw_tx_read_request(qp, m));
+	case SIW_OP_REG_MR:
+		if (qp->user) {
+			status = SIW_WC_LOC_QP_OP_ERR;
+		} else {
+			struct ib_mr *mr = (struct ib_mr *)(uintptr_t)m->sqe.base_mr;
+
+			if (siw_mem_fast_reg(to_siw_mr(mr)->mem, mr, m->sqe.rkey,
+					     (int)m->sqe.access))
+				status = SIW_WC_LOC_QP_OP_ERR;
+		}
+		break;
+	case SIW_OP_INVAL_STAG:
+		if (siw_mem_invalidate(qp->sdev, m->sqe.rkey, qp->base_qp.pd))
+			status = SIW_WC_LOC_PROT_ERR;
+		break;
+	default:
+		status = SIW_WC_LOC_QP_OP_ERR;
+	}
+	return siw_tx_sqe_end(qp, m, 0, status);
 }
 
 /*
@@ -1317,12 +1153,24 @@ static void siw_tx_terminate_and_close(struct siw_qp *qp)
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (!cep)
 		return;
-	siw_tx_terminate(qp);
-	if (sk) {
-		siw_tx_wait_acked(sk, msecs_to_jiffies(SIW_TERM_ACK_WAIT_MS));
-		sock_put(sk);
+	/*
+	 * The Terminate goes after whole FPDUs: first the rest of the batch
+	 * the socket had no room for. Its element is still held, so its
+	 * buffers are still ours. With no room yet, write_space brings us
+	 * back; a peer that never makes room meets mpa/user_timeout_ms.
+	 */
+	if (qp->tx_msg->kind != SIW_TX_MSG_NONE) {
+		if (sk && siw_tx_msg_push(qp, qp->tx_msg) == -EAGAIN)
+			goto out;
+		siw_tx_msg_abandon(qp);
 	}
+	siw_tx_terminate(qp);
+	if (sk)
+		siw_tx_wait_acked(sk, msecs_to_jiffies(SIW_TERM_ACK_WAIT_MS));
 	siw_cm_qp_down(cep, false);
+out:
+	if (sk)
+		sock_put(sk);
 	siw_cep_put(cep);
 }
 
@@ -1359,14 +1207,25 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 				siw_tx_terminate_and_close(qp);
 			return SIW_TX_BLOCKED;
 		}
+		/*
+		 * A message the socket had no room for: the worker goes on
+		 * with it (write_space woke it); a doorbell leaves it there.
+		 */
+		if (qp->tx_msg->kind != SIW_TX_MSG_NONE) {
+			if (in_doorbell)
+				return SIW_TX_WAIT;
+			step = siw_tx_msg_go(qp, 0);
+			if (step != SIW_TX_SENT)
+				return step;
+			continue;
+		}
 		if (qp->rtr_send) {
 			u8 type = qp->rtr_send;
 
 			qp->rtr_send = 0;
-			if (siw_tx_rtr(qp, type)) {
-				siw_qp_fatal(qp, IB_EVENT_QP_FATAL);
-				return SIW_TX_BLOCKED;
-			}
+			step = siw_tx_msg_go(qp, siw_tx_rtr(qp, type));
+			if (step != SIW_TX_SENT)
+				return step;
 			continue;
 		}
 		if (in_doorbell) {
@@ -1375,14 +1234,16 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 				return SIW_TX_DEFER;
 			}
 			/* Read Requests first, as the worker does. */
-			switch (siw_tx_doorbell_read_response(qp, &budget)) {
+			step = siw_tx_doorbell_read_response(qp, &budget);
+			switch (step) {
 			case SIW_TX_SENT:
 				continue;
 			case SIW_TX_DEFER:
 				siw_tx_schedule(qp);
 				return SIW_TX_DEFER;
 			case SIW_TX_BLOCKED:
-				return SIW_TX_BLOCKED;
+			case SIW_TX_WAIT:
+				return step;
 			default:
 				break;
 			}
@@ -1395,8 +1256,9 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 		}
 		if (siw_irq_peek(qp, &e)) {
 			siw_irq_pop(qp);
-			if (siw_tx_inbound_response(qp, &e))
-				return SIW_TX_BLOCKED;
+			step = siw_tx_msg_go(qp, siw_tx_inbound_response(qp, &e));
+			if (step != SIW_TX_SENT)
+				return step;
 			continue;
 		}
 		step = siw_tx_sqe(qp, NULL);
@@ -1473,15 +1335,46 @@ void siw_tx_doorbell(struct siw_qp *qp)
 }
 
 /*
- * No transmit run is queued or running when this returns; one started
- * afterwards sees what the caller changed under state_lock before.
+ * No transmit run is queued or running when this returns, and no message
+ * is left half sent (its element completes as flushed); a run started
+ * afterwards sees what the caller changed under state_lock before. For a
+ * QP whose connection is ending.
  */
 void siw_tx_quiesce(struct siw_qp *qp)
 {
 	if (cancel_work_sync(&qp->tx_work))
 		siw_qp_put(qp);
 	mutex_lock(&qp->tx_lock);
+	siw_tx_msg_abandon(qp);
 	mutex_unlock(&qp->tx_lock);
+}
+
+/*
+ * sk_write_space of an established connection: the socket has room again
+ * (TCP calls it only after a send met a full socket, SOCK_NOSPACE). A
+ * run that stopped there (SIW_TX_WAIT) goes on. Softirq, or process
+ * context on release_sock().
+ */
+void siw_tx_write_space(struct sock *sk)
+{
+	struct siw_cep *cep;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	cep = sk->sk_user_data;
+	if (cep) {
+		/* TCP's own first: it clears SOCK_NOSPACE once writeable. */
+		if (cep->saved_write_space)
+			cep->saved_write_space(sk);
+		if (cep->qp && sk_stream_is_writeable(sk))
+			siw_tx_kick(cep->qp);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* The QP's message slot (tx_msg.c), made with the QP. */
+void *siw_tx_msg_alloc(void)
+{
+	return kzalloc(sizeof(struct siw_tx_msg), GFP_KERNEL);
 }
 
 int siw_tx_init(void)

@@ -73,7 +73,7 @@ static int mpa_rev = 2, p2p_rtr, skip_rtr;
 /* RFC 7306: asked for (-e); the kernel victim's port (-k). */
 static int ask_ext, victim_port;
 /* The attacker's receive buffer, when it means to keep its window shut. */
-static int small_rcvbuf, zero_window;
+static int small_rcvbuf, zero_window, many_windows;
 /* -r: only the Read Response whose source is deregistered meanwhile. */
 static int read_dereg;
 /* The server's region: REGION bytes, but for -r (RD_REGION). */
@@ -1388,6 +1388,125 @@ out:
 }
 
 /*
+ * Many peers that each ask for Read Responses and then never read: the
+ * server's sends to each wait for a window that stays shut. Transmit is
+ * one work queue for every siw QP on the host, which runs at most 256
+ * work items at once; a send that slept on its peer's window would hold
+ * one, and past 256 such peers nothing of any other QP would go out until
+ * mpa/user_timeout_ms ended them. One more peer, which reads, must get
+ * its whole Read Response at once.
+ */
+#define MW_PEERS	300
+#define MW_READS	4	/* the server's IRD: 256 KiB per peer */
+#define MW_WAIT_MS	10000
+
+/* @n Read Requests for the whole region, each answered with REGION bytes. */
+static int send_reads(struct target *t, int n)
+{
+	unsigned char out[MW_READS * 64];
+	size_t len = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct siw_hdr h = { .opcode = SIW_RDMAP_READ_REQ,
+				     .last = true, .msn = t->rreq_msn++ };
+
+		h.rreq = (struct siw_rreq){ .sink_stag = 0x1234 + i,
+					    .size = REGION,
+					    .src_stag = t->rkey,
+					    .src_to = t->addr };
+		len += fpdu(t, &h, NULL, 0, out + len, 0);
+	}
+	return write_all(t->sock, out, len);
+}
+
+static long ms_since(const struct timeval *t0)
+{
+	struct timeval t1;
+
+	gettimeofday(&t1, NULL);
+	return (t1.tv_sec - t0->tv_sec) * 1000 +
+	       (t1.tv_usec - t0->tv_usec) / 1000;
+}
+
+static void run_many_shut_windows(void)
+{
+	static unsigned char buf[2 + 65535 + 7];
+	struct server *s = calloc(MW_PEERS + 1, sizeof(*s));
+	struct target *t = calloc(MW_PEERS + 1, sizeof(*t));
+	struct target *reader = &t[MW_PEERS];
+	size_t resp = 0, marked = 0;
+	int i, up = 0, ok;
+	struct timeval t0;
+	long ms;
+
+	if (!s || !t) {
+		tap(0, "many-shut-windows: memory");
+		goto out;
+	}
+	for (i = 0; i <= MW_PEERS; i++)
+		t[i].sock = -1;
+	if (server_listen(&s[0])) {
+		tap(0, "many-shut-windows: listen");
+		goto out;
+	}
+	gettimeofday(&t0, NULL);
+	for (i = 0; i < MW_PEERS; i++) {
+		if (i)
+			s[i].ec = s[0].ec;
+		small_rcvbuf = 4096;
+		ok = !attacker_connect(&s[i], &t[i]) &&
+		     !send_reads(&t[i], MW_READS);
+		small_rcvbuf = 0;
+		if (!ok)
+			break;
+		up++;
+	}
+	tap(up == MW_PEERS,
+	    "many-shut-windows: %d peers connected, each asked for %d Read Responses of %d KiB and reads none (%d did, in %ld ms)",
+	    MW_PEERS, MW_READS, REGION / 1024, up, ms_since(&t0));
+	/* Their responses fill their windows and the server's buffers. */
+	usleep(2000000);
+	s[MW_PEERS].ec = s[0].ec;
+	if (attacker_connect(&s[MW_PEERS], reader) || send_reads(reader, 1)) {
+		tap(0, "many-shut-windows: one more peer connects and asks for a Read Response of %d KiB",
+		    REGION / 1024);
+		goto out;
+	}
+	gettimeofday(&t0, NULL);
+	while (resp < REGION && ms_since(&t0) < MW_WAIT_MS) {
+		uint32_t ulpdu, plen, k;
+
+		if (read_fpdu(reader->sock, buf, &ulpdu))
+			break;
+		if ((buf[3] & SIW_RDMAP_OPCODE_MASK) != SIW_RDMAP_READ_RESP ||
+		    ulpdu < SIW_TAGGED_HDR_LEN)
+			break;
+		plen = ulpdu - SIW_TAGGED_HDR_LEN;
+		resp += plen;
+		for (k = 0; k < plen; k++)
+			marked += buf[2 + SIW_TAGGED_HDR_LEN + k] == GUARD_BYTE;
+	}
+	ms = ms_since(&t0);
+	tap(resp == REGION && marked == REGION,
+	    "many-shut-windows: the peer that reads gets its whole Read Response while %d others wait (%zu of %d bytes, %zu of them the region's, in %ld ms)",
+	    up, resp, REGION, marked, ms);
+out:
+	for (i = 0; t && i <= MW_PEERS; i++)
+		if (t[i].sock >= 0)
+			close(t[i].sock);
+	for (i = MW_PEERS; s && i >= 0; i--) {
+		if (i) {
+			s[i].ec = NULL;
+			s[i].listen_id = NULL;
+		}
+		server_destroy(&s[i]);
+	}
+	free(s);
+	free(t);
+}
+
+/*
  * A peer that asks for its Read Responses and reads them slowly: while
  * siw's send of the responses waits for the peer's window, the server
  * deregisters the source region and writes new bytes into the memory.
@@ -1949,7 +2068,7 @@ static void usage(const char *prog)
 {
 	int i;
 
-	fprintf(stderr, "usage: %s -a SERVER_ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [-c] [-1] [-p RTR [-n]] [-e] [-w | -r] [CASE...]\n"
+	fprintf(stderr, "usage: %s -a SERVER_ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [-c] [-1] [-p RTR [-n]] [-e] [-w | -W | -r] [CASE...]\n"
 		"       %s -a SERVER_ADDR -k PORT [-C CLIENT_NETNS] [-c] [CASE...]\n"
 		"  -c      ask for MPA CRC\n"
 		"  -1      speak MPA revision 1\n"
@@ -1958,6 +2077,8 @@ static void usage(const char *prog)
 		"  -e      ask for RFC 7306 too (a user QP's server must refuse it)\n"
 		"  -w      only the zero-window case: a peer that never reads (the server's\n"
 		"          device's mpa/user_timeout_ms must end the connection)\n"
+		"  -W      only the many peers that keep their windows shut: one more peer, which\n"
+		"          reads, must get its Read Response at once\n"
 		"  -r      only the Read Responses whose source region the server deregisters\n"
 		"          while they wait for the peer's window\n"
 		"  -k PORT the RFC 7306 cases against siw_kverbs.ko victim=1 at PORT\n"
@@ -1974,7 +2095,7 @@ int main(int argc, char **argv)
 {
 	int opt, i, a;
 
-	while ((opt = getopt(argc, argv, "a:S:C:c1p:nek:wrh")) != -1) {
+	while ((opt = getopt(argc, argv, "a:S:C:c1p:nek:wWrh")) != -1) {
 		switch (opt) {
 		case 'a':
 			server_addr = optarg;
@@ -2007,6 +2128,9 @@ int main(int argc, char **argv)
 			break;
 		case 'w':
 			zero_window = 1;
+			break;
+		case 'W':
+			many_windows = 1;
 			break;
 		case 'r':
 			read_dereg = 1;
@@ -2070,6 +2194,12 @@ int main(int argc, char **argv)
 	/* -w: the zero-window case alone. */
 	if (zero_window) {
 		run_zero_window();
+		printf("1..%d\n", case_num);
+		return case_failed ? 1 : 0;
+	}
+	/* -W: many peers whose windows stay shut, and one that reads. */
+	if (many_windows) {
+		run_many_shut_windows();
 		printf("1..%d\n", case_num);
 		return case_failed ? 1 : 0;
 	}

@@ -12,9 +12,10 @@
 # unload afterwards.
 . "$(dirname "$0")/lib.sh"
 # 3 cases of set-up, 2 per MPA mode (the cases, the counters) and 5 more
-# per captured mode, 2 for the peer that never reads, 2 for the Read
-# Responses whose source goes away, 2 at the end.
-plan 43
+# per captured mode, 3 for the many peers that keep their windows shut, 2
+# for the peer that never reads, 2 for the Read Responses whose source goes
+# away, 2 at the end.
+plan 46
 require rdma tcpdump python3
 addr=192.0.2.1
 . "$(dirname "$0")/capture.sh"
@@ -73,10 +74,19 @@ for mode in "" "-c" "-1" "-1 -c" "-p 2" "-p 4" "-p 1" "-p 4 -c" \
 	fi
 done
 rm -f "$out" /tmp/hostile-stats.$$
+# More peers than siw_tx runs work items at once keep their windows shut
+# while their Read Responses wait; one more, which reads, must get its
+# response at once. Their connections must outlive the case, so the
+# timeout that would end them (mpa/user_timeout_ms) is 10 minutes here.
+check "mpa/user_timeout_ms of siw_a is 60000 by default; set to 600000" sh -c \
+	'[ "$(cat /sys/class/infiniband/siw_a/mpa/user_timeout_ms)" = 60000 ] && echo 600000 > /sys/class/infiniband/siw_a/mpa/user_timeout_ms'
+tap_prog "siw_hostile -W: 300 peers keep their windows shut, one reads" \
+	timeout 600 "$prog" -a $addr -S "$NS1" -C "$NS2" -W
+check_wait "no QP, CQ, MR or PD is left after -W" 60 no_siw_resources
 # A peer that never reads: its window stays shut; the connection must end
 # after siw_a's mpa/user_timeout_ms (TCP_USER_TIMEOUT), set low here.
-check "mpa/user_timeout_ms of siw_a is 60000 by default; set to 2000" sh -c \
-	'[ "$(cat /sys/class/infiniband/siw_a/mpa/user_timeout_ms)" = 60000 ] && echo 2000 > /sys/class/infiniband/siw_a/mpa/user_timeout_ms'
+check "mpa/user_timeout_ms of siw_a set to 2000" sh -c \
+	'echo 2000 > /sys/class/infiniband/siw_a/mpa/user_timeout_ms'
 tap_prog "siw_hostile -w: a peer that keeps its window shut" \
 	timeout 120 "$prog" -a $addr -S "$NS1" -C "$NS2" -w
 # A Read Response whose source region is deregistered while the send
