@@ -280,7 +280,7 @@ static void siw_cep_attach_socket(struct siw_cep *cep, struct socket *sock)
 
 /*
  * Stops the socket: no more bytes in or out, and its callbacks given
- * back. A send blocked in the QP's tx work returns. Must hold cep->lock.
+ * back. Must hold cep->lock.
  */
 static void siw_cep_stop_socket(struct siw_cep *cep)
 {
@@ -303,8 +303,8 @@ static void siw_cep_stop_socket(struct siw_cep *cep)
 	cep->saved_data_ready = NULL;
 	/*
 	 * The shutdown called our state callback, which only queues work:
-	 * wake, through the socket's own, a send waiting for buffer space,
-	 * so that it sees the shutdown now rather than at the next ACK.
+	 * wake, through the socket's own, anyone waiting on the socket, so
+	 * that it sees the shutdown now rather than at the next ACK.
 	 */
 	sk->sk_state_change(sk);
 }

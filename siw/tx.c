@@ -576,14 +576,15 @@ static int siw_tx_inbound_response(struct siw_qp *qp, struct siw_irq_entry *e)
 	return siw_tx_read_response(qp, e);
 }
 
-/* Sends the pending Terminate, once. */
-static void siw_tx_terminate(struct siw_qp *qp)
+/*
+ * The pending Terminate, once, as an FPDU in buf (at least
+ * SIW_TX_TERM_MAX bytes); returns its length, 0 if none is due.
+ */
+#define SIW_TX_TERM_MAX	(SIW_MPA_LEN_LEN + SIW_TERM_ULPDU_MAX + 8)
+static u32 siw_tx_terminate_build(struct siw_qp *qp, u8 *buf)
 {
 	struct siw_hdr th = { .opcode = SIW_RDMAP_TERMINATE, .last = true,
 			      .qn = SIW_QN_TERM };
-	u8 buf[SIW_MPA_LEN_LEN + SIW_TERM_ULPDU_MAX + 8];
-	struct kvec kv;
-	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL | MSG_DONTWAIT };
 	enum siw_term_code code;
 	unsigned long flags;
 	u32 ulen, pad, crc = 0, len;
@@ -593,7 +594,7 @@ static void siw_tx_terminate(struct siw_qp *qp)
 	code = qp->term_code;
 	if (code == SIW_TERM_OK || qp->term_sent) {
 		spin_unlock_irqrestore(&qp->state_lock, flags);
-		return;
+		return 0;
 	}
 	qp->term_sent = true;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
@@ -604,7 +605,7 @@ static void siw_tx_terminate(struct siw_qp *qp)
 			      qp->term_hdr_len, buf + SIW_MPA_LEN_LEN,
 			      SIW_TERM_ULPDU_MAX);
 	if (!ulen)
-		return;
+		return 0;
 	siw_fpdu_put_len(buf, ulen);
 	pad = siw_mpa_pad(ulen);
 	if (qp->crc) {
@@ -625,9 +626,7 @@ static void siw_tx_terminate(struct siw_qp *qp)
 				    siw_term_layer(code), siw_term_etype(code),
 				    siw_term_ecode(code), siw_term_name(code),
 				    qp->term_hdr, qp->term_hdr_len);
-	kv.iov_base = buf;
-	kv.iov_len = len;
-	kernel_sendmsg(qp->sock, &msg, &kv, 1, len);
+	return len;
 }
 
 /* Payload bytes of a send queue element (our copy). */
@@ -1002,6 +1001,11 @@ static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 	}
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
+	/* A flush completed the slot since we looked: nothing to start. */
+	if (qp->sq_next != pos) {
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+		return SIW_TX_BLOCKED;
+	}
 	qp->sq_next++;
 	qp->sq_held = true;
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
@@ -1132,12 +1136,42 @@ static void siw_tx_wait_acked(struct sock *sk, unsigned long timeout)
 		usleep_range(200, 1000);
 }
 
-/* A Terminate decision: send it, then end the connection. */
+/*
+ * Pushes what is left of the QP's batch, waiting for room at most until
+ * @end: the connection is closing, and a Terminate must follow whole
+ * FPDUs. True if all of it went.
+ */
+static bool siw_tx_push_for_close(struct siw_qp *qp, unsigned long end)
+{
+	int err;
+
+	for (;;) {
+		err = siw_tx_msg_push(qp, qp->tx_msg);
+		if (err != -EAGAIN)
+			return !err;
+		if (time_after(jiffies, end))
+			return false;
+		usleep_range(200, 1000);
+	}
+}
+
+/*
+ * A Terminate decision: send it, then end the connection. The Terminate
+ * goes after the rest of the batch the socket had no room for (its
+ * element is still held, so its buffers are still ours), each waiting for
+ * room at most SIW_TERM_ACK_WAIT_MS: a peer that keeps its window shut
+ * gets no Terminate, only the close.
+ */
 static void siw_tx_terminate_and_close(struct siw_qp *qp)
 {
+	unsigned long end = jiffies + msecs_to_jiffies(SIW_TERM_ACK_WAIT_MS);
+	struct siw_tx_msg *m = qp->tx_msg;
+	u8 term[SIW_TX_TERM_MAX];
 	struct siw_cep *cep = NULL;
 	struct sock *sk = NULL;
 	unsigned long flags;
+	bool framed = true;
+	u32 len;
 
 	lockdep_assert_held(&qp->tx_lock);
 	spin_lock_irqsave(&qp->state_lock, flags);
@@ -1153,24 +1187,29 @@ static void siw_tx_terminate_and_close(struct siw_qp *qp)
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (!cep)
 		return;
-	/*
-	 * The Terminate goes after whole FPDUs: first the rest of the batch
-	 * the socket had no room for. Its element is still held, so its
-	 * buffers are still ours. With no room yet, write_space brings us
-	 * back; a peer that never makes room meets mpa/user_timeout_ms.
-	 */
-	if (qp->tx_msg->kind != SIW_TX_MSG_NONE) {
-		if (sk && siw_tx_msg_push(qp, qp->tx_msg) == -EAGAIN)
-			goto out;
+	if (m->kind != SIW_TX_MSG_NONE) {
+		framed = sk && siw_tx_push_for_close(qp, end);
 		siw_tx_msg_abandon(qp);
 	}
-	siw_tx_terminate(qp);
-	if (sk)
+	len = framed && sk ? siw_tx_terminate_build(qp, term) : 0;
+	if (len) {
+		m->kind = SIW_TX_MSG_TERM;
+		m->zc = NULL;
+		m->src.bounce = false;
+		m->more = 0;
+		qp->tx_kv[0].iov_base = term;
+		qp->tx_kv[0].iov_len = len;
+		m->kv_next = 0;
+		m->kv_num = 1;
+		siw_tx_push_for_close(qp, end);
+		m->kind = SIW_TX_MSG_NONE;	/* term[] is on this stack */
+		m->kv_num = 0;
+	}
+	if (sk) {
 		siw_tx_wait_acked(sk, msecs_to_jiffies(SIW_TERM_ACK_WAIT_MS));
-	siw_cm_qp_down(cep, false);
-out:
-	if (sk)
 		sock_put(sk);
+	}
+	siw_cm_qp_down(cep, false);
 	siw_cep_put(cep);
 }
 
@@ -1198,8 +1237,18 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 		 * orders our look at the queues after the kicker's publishing.
 		 */
 		xchg(&qp->tx_kicked, 0);
-		if (!siw_tx_may_run(qp))
+		if (!siw_tx_may_run(qp)) {
+			/*
+			 * What a closing QP still has to do (its Terminate,
+			 * a message to let go of) is the worker's: a doorbell
+			 * must not swallow the kick that asked for it.
+			 */
+			if (in_doorbell &&
+			    (READ_ONCE(qp->term_code) != SIW_TERM_OK ||
+			     qp->tx_msg->kind != SIW_TX_MSG_NONE))
+				siw_tx_schedule(qp);
 			break;
+		}
 		if (READ_ONCE(qp->term_code) != SIW_TERM_OK) {
 			if (in_doorbell)
 				siw_tx_schedule(qp);
@@ -1209,11 +1258,14 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 		}
 		/*
 		 * A message the socket had no room for: the worker goes on
-		 * with it (write_space woke it); a doorbell leaves it there.
+		 * with it. A doorbell leaves it to the worker, which it wakes:
+		 * the kick it took above may have been write_space's.
 		 */
 		if (qp->tx_msg->kind != SIW_TX_MSG_NONE) {
-			if (in_doorbell)
+			if (in_doorbell) {
+				siw_tx_schedule(qp);
 				return SIW_TX_WAIT;
+			}
 			step = siw_tx_msg_go(qp, 0);
 			if (step != SIW_TX_SENT)
 				return step;
@@ -1275,6 +1327,7 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 static void siw_tx_run(struct siw_qp *qp, bool in_doorbell)
 {
 	enum siw_tx_step step;
+	struct socket *sock;
 
 	lockdep_assert_held(&qp->tx_lock);
 	siw_qp_stat_add(qp, in_doorbell ? SIW_STAT_TX_INLINE_RUNS :
@@ -1286,10 +1339,20 @@ static void siw_tx_run(struct siw_qp *qp, bool in_doorbell)
 	 * The last message went out with MSG_MORE, expecting company that
 	 * did not come (or must wait, for ORD or the worker): push it.
 	 */
-	if (qp->tx_corked && qp->sock) {
+	sock = qp->sock;
+	if (qp->tx_corked && sock) {
 		qp->tx_corked = false;
-		tcp_sock_set_cork(qp->sock->sk, false);
+		tcp_sock_set_cork(sock->sk, false);
 	}
+	/*
+	 * No room with nothing in flight: TCP is short of memory, not of
+	 * window, and called write_space already (so we were kicked); no
+	 * ACK will come to make room. Pause before the next try rather than
+	 * spin, as a blocking send would have (sk_stream_wait_memory).
+	 */
+	if (step == SIW_TX_WAIT && !in_doorbell && sock &&
+	    tcp_rtx_and_write_queues_empty(sock->sk))
+		usleep_range(1000, 2000);
 	WRITE_ONCE(qp->tx_running, false);
 	smp_mb();	/* pairs with siw_tx_kick()'s, after tx_kicked = 1 */
 	/* Kicked after our last look at the queues (siw_tx_kick). */
@@ -1346,6 +1409,8 @@ void siw_tx_quiesce(struct siw_qp *qp)
 		siw_qp_put(qp);
 	mutex_lock(&qp->tx_lock);
 	siw_tx_msg_abandon(qp);
+	/* Nothing to push: a later run must not touch the socket. */
+	qp->tx_corked = false;
 	mutex_unlock(&qp->tx_lock);
 }
 

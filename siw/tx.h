@@ -36,6 +36,7 @@ enum siw_tx_msg_kind {
 	SIW_TX_MSG_READ_RESP,	/* the answer to an inbound Read Request */
 	SIW_TX_MSG_ATOMIC_RESP,	/* the answer to an inbound Atomic Request */
 	SIW_TX_MSG_RTR,		/* the initiator's RTR in peer-to-peer mode */
+	SIW_TX_MSG_TERM,	/* the Terminate, pushed while closing */
 };
 
 /* A send queue element's second message, after the first went. */
