@@ -1507,6 +1507,202 @@ out:
 }
 
 /*
+ * siw as the initiator, against a passive peer that drips its MPA reply a
+ * byte per TCP segment (the class of CVE-2022-50136, where a reply read in
+ * pieces was reported as a second connect reply). The connection must come
+ * up once: one ESTABLISHED with the reply's private data, no other CM
+ * event, and it must carry a Send.
+ */
+#define SR_PORT		7481
+#define SR_DRIP_US	20000
+static const char *attacker_addr;	/* -A: where the attacker listens */
+
+/* The siw side's connect: resolved, QP made, rdma_connect() called. */
+static int split_reply_connect(struct server *c, struct sockaddr *dst)
+{
+	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC };
+	struct rdma_conn_param cp = { .responder_resources = 4,
+				      .initiator_depth = 4 };
+	static const char req_pd[] = "siw-split-reply";
+
+	memset(c, 0, sizeof(*c));
+	if (enter_ns(server_ns))
+		return -1;
+	c->ec = rdma_create_event_channel();
+	if (!c->ec || rdma_create_id(c->ec, &c->id, NULL, RDMA_PS_TCP) ||
+	    rdma_resolve_addr(c->id, NULL, dst, 2000) ||
+	    wait_cm(c->ec, RDMA_CM_EVENT_ADDR_RESOLVED, 5000, NULL) ||
+	    rdma_resolve_route(c->id, 2000) ||
+	    wait_cm(c->ec, RDMA_CM_EVENT_ROUTE_RESOLVED, 5000, NULL))
+		goto fail;
+	c->pd = ibv_alloc_pd(c->id->verbs);
+	c->cq = ibv_create_cq(c->id->verbs, 16, NULL, NULL, 0);
+	c->buf = aligned_alloc(4096, GUARD + region + GUARD);
+	if (!c->pd || !c->cq || !c->buf)
+		goto fail;
+	memset(c->buf, DATA_BYTE, GUARD + region + GUARD);
+	c->mr = ibv_reg_mr(c->pd, c->buf + GUARD, region,
+			   IBV_ACCESS_LOCAL_WRITE);
+	qa.send_cq = c->cq;
+	qa.recv_cq = c->cq;
+	qa.cap.max_send_wr = 4;
+	qa.cap.max_recv_wr = 4;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	if (!c->mr || rdma_create_qp(c->id, c->pd, &qa))
+		goto fail;
+	cp.private_data = req_pd;
+	cp.private_data_len = sizeof(req_pd);
+	if (rdma_connect(c->id, &cp))
+		goto fail;
+	return enter_ns(NULL);
+fail:
+	fprintf(stderr, "# split-reply: connect: %s\n", strerror(errno));
+	enter_ns(NULL);
+	return -1;
+}
+
+/* The attacker's side: the MPA request in, the reply out a byte at a time. */
+static int split_reply_answer(int fd, int *crc, size_t *reply_len)
+{
+	struct siw_mpa_params local = { .revision = SIW_MPA_REV_2,
+					.ird = 4, .ord = 4, .max_ird = 4 };
+	static const unsigned char rep_pd[] = "attacker-reply";
+	unsigned char frame[SIW_MPA_RR_MAX];
+	struct siw_mpa_info req, rep;
+	struct siw_mpa_result res;
+	size_t n, i;
+
+	local.crc = use_crc ? SIW_MPA_CRC_REQUIRED : SIW_MPA_CRC_OFF;
+	if (read_all(fd, frame, SIW_MPA_RR_HDR_LEN) ||
+	    siw_mpa_parse_hdr(frame, SIW_MPA_RR_HDR_LEN, SIW_MPA_REQUEST, 0,
+			      &req) != SIW_MPA_OK ||
+	    read_all(fd, frame + SIW_MPA_RR_HDR_LEN,
+		     req.frame_len - SIW_MPA_RR_HDR_LEN) ||
+	    siw_mpa_parse(frame, req.frame_len, SIW_MPA_REQUEST, 0, &req) !=
+	    SIW_MPA_OK)
+		return -1;
+	siw_mpa_respond(&local, &req, &res);
+	if (res.verdict != SIW_MPA_ACCEPT)
+		return -1;
+	siw_mpa_reply_init(&res, &rep);
+	rep.ulp_pd = rep_pd;
+	rep.ulp_pd_len = sizeof(rep_pd);
+	if (siw_mpa_build(&rep, frame, sizeof(frame), &n) != SIW_MPA_OK)
+		return -1;
+	*crc = res.crc;
+	*reply_len = n;
+	for (i = 0; i < n; i++) {
+		if (write_all(fd, frame + i, 1))
+			return -1;
+		usleep(SR_DRIP_US);
+	}
+	return 0;
+}
+
+static void run_split_reply(void)
+{
+	static unsigned char buf[2 + 65535 + 7];
+	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST }, *res = NULL;
+	struct timeval tv = { .tv_sec = 5 };
+	struct pollfd pfd = { .events = POLLIN };
+	struct rdma_cm_event *ev = NULL;
+	int lfd = -1, fd = -1, one = 1, crc = 0, ok, got_send = 0;
+	struct ibv_send_wr wr = { .wr_id = 7, .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	struct server c;
+	size_t reply_len = 0;
+	uint32_t ulpdu;
+	char port[8];
+	int i;
+
+	memset(&c, 0, sizeof(c));
+	snprintf(port, sizeof(port), "%d", SR_PORT);
+	if (getaddrinfo(attacker_addr, port, &hints, &res) ||
+	    enter_ns(client_ns)) {
+		tap(0, "split-reply: the attacker's address");
+		goto out;
+	}
+	lfd = socket(res->ai_family, SOCK_STREAM, 0);
+	enter_ns(NULL);
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (lfd < 0 || bind(lfd, res->ai_addr, res->ai_addrlen) ||
+	    listen(lfd, 1)) {
+		tap(0, "split-reply: the attacker listens on %s port %d",
+		    attacker_addr, SR_PORT);
+		goto out;
+	}
+	if (split_reply_connect(&c, res->ai_addr)) {
+		tap(0, "split-reply: siw connects to the attacker");
+		goto out;
+	}
+	pfd.fd = lfd;
+	if (poll(&pfd, 1, 5000) != 1 || (fd = accept(lfd, NULL, NULL)) < 0) {
+		tap(0, "split-reply: siw's TCP connection arrives");
+		goto out;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	ok = !split_reply_answer(fd, &crc, &reply_len);
+	tap(ok, "split-reply: siw's MPA request read, the reply (%zu bytes) sent one byte per segment",
+	    reply_len);
+	if (!ok)
+		goto out;
+	ok = !wait_cm(c.ec, RDMA_CM_EVENT_ESTABLISHED, 5000, &ev);
+	tap(ok && ev->param.conn.private_data_len >= 15 &&
+	    !memcmp(ev->param.conn.private_data, "attacker-reply", 15),
+	    "split-reply: siw's side is ESTABLISHED, with the reply's private data");
+	if (ok)
+		rdma_ack_cm_event(ev);
+	pfd.fd = c.ec->fd;
+	ok = poll(&pfd, 1, 1000) == 0;
+	if (!ok && !rdma_get_cm_event(c.ec, &ev)) {
+		fprintf(stderr, "# split-reply: then %s\n",
+			rdma_event_str(ev->event));
+		rdma_ack_cm_event(ev);
+	}
+	tap(ok, "split-reply: no other connection event follows");
+	sge = (struct ibv_sge){ (uintptr_t)c.buf + GUARD, DATA_LEN,
+				c.mr->lkey };
+	wr.sg_list = &sge;
+	if (ibv_post_send(c.id->qp, &wr, &bad) == 0 &&
+	    read_fpdu(fd, buf, &ulpdu) == 0 &&
+	    (buf[3] & SIW_RDMAP_OPCODE_MASK) == SIW_RDMAP_SEND &&
+	    ulpdu == SIW_UNTAGGED_HDR_LEN + DATA_LEN) {
+		got_send = 1;
+		for (i = 0; i < DATA_LEN; i++)
+			if (buf[2 + SIW_UNTAGGED_HDR_LEN + i] != DATA_BYTE)
+				got_send = 0;
+	}
+	tap(got_send, "split-reply: a Send of %d bytes comes over the connection%s",
+	    DATA_LEN, crc ? " (CRC on)" : "");
+	for (i = 0, ok = 0; i < 500 && !ok; i++) {
+		ok = ibv_poll_cq(c.cq, 1, &wc);
+		if (!ok)
+			usleep(10000);
+	}
+	tap(ok == 1 && wc.wr_id == 7 && wc.status == IBV_WC_SUCCESS,
+	    "split-reply: the Send completes successfully");
+	close(fd);
+	fd = -1;
+	ok = !wait_cm(c.ec, RDMA_CM_EVENT_DISCONNECTED, 5000, &ev);
+	if (ok)
+		rdma_ack_cm_event(ev);
+	tap(ok, "split-reply: the attacker's close is siw's DISCONNECTED");
+out:
+	if (fd >= 0)
+		close(fd);
+	if (lfd >= 0)
+		close(lfd);
+	if (res)
+		freeaddrinfo(res);
+	server_destroy(&c);
+}
+
+/*
  * A peer that asks for its Read Responses and reads them slowly: while
  * siw's send of the responses waits for the peer's window, the server
  * deregisters the source region and writes new bytes into the memory.
@@ -2068,7 +2264,7 @@ static void usage(const char *prog)
 {
 	int i;
 
-	fprintf(stderr, "usage: %s -a SERVER_ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [-c] [-1] [-p RTR [-n]] [-e] [-w | -W | -r] [CASE...]\n"
+	fprintf(stderr, "usage: %s -a SERVER_ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [-c] [-1] [-p RTR [-n]] [-e] [-w | -W | -r | -A ATTACKER_ADDR] [CASE...]\n"
 		"       %s -a SERVER_ADDR -k PORT [-C CLIENT_NETNS] [-c] [CASE...]\n"
 		"  -c      ask for MPA CRC\n"
 		"  -1      speak MPA revision 1\n"
@@ -2079,6 +2275,8 @@ static void usage(const char *prog)
 		"          device's mpa/user_timeout_ms must end the connection)\n"
 		"  -W      only the many peers that keep their windows shut: one more peer, which\n"
 		"          reads, must get its Read Response at once\n"
+		"  -A ADDR only siw as the initiator: the attacker listens at ADDR (in\n"
+		"          CLIENT_NETNS) and drips its MPA reply a byte per segment\n"
 		"  -r      only the Read Responses whose source region the server deregisters\n"
 		"          while they wait for the peer's window\n"
 		"  -k PORT the RFC 7306 cases against siw_kverbs.ko victim=1 at PORT\n"
@@ -2095,7 +2293,7 @@ int main(int argc, char **argv)
 {
 	int opt, i, a;
 
-	while ((opt = getopt(argc, argv, "a:S:C:c1p:nek:wWrh")) != -1) {
+	while ((opt = getopt(argc, argv, "a:S:C:c1p:nek:wWrA:h")) != -1) {
 		switch (opt) {
 		case 'a':
 			server_addr = optarg;
@@ -2131,6 +2329,9 @@ int main(int argc, char **argv)
 			break;
 		case 'W':
 			many_windows = 1;
+			break;
+		case 'A':
+			attacker_addr = optarg;
 			break;
 		case 'r':
 			read_dereg = 1;
@@ -2194,6 +2395,12 @@ int main(int argc, char **argv)
 	/* -w: the zero-window case alone. */
 	if (zero_window) {
 		run_zero_window();
+		printf("1..%d\n", case_num);
+		return case_failed ? 1 : 0;
+	}
+	/* -A: siw the initiator, the MPA reply dripped. */
+	if (attacker_addr) {
+		run_split_reply();
 		printf("1..%d\n", case_num);
 		return case_failed ? 1 : 0;
 	}

@@ -12,10 +12,11 @@
 # unload afterwards.
 . "$(dirname "$0")/lib.sh"
 # 3 cases of set-up, 2 per MPA mode (the cases, the counters) and 5 more
-# per captured mode, 3 for the many peers that keep their windows shut, 2
+# per captured mode, 2 for siw as the initiator against a reply that drips,
+# 3 for the many peers that keep their windows shut, 2
 # for the peer that never reads, 2 for the Read Responses whose source goes
 # away, 2 at the end.
-plan 46
+plan 48
 require rdma tcpdump python3
 addr=192.0.2.1
 . "$(dirname "$0")/capture.sh"
@@ -74,6 +75,12 @@ for mode in "" "-c" "-1" "-1 -c" "-p 2" "-p 4" "-p 1" "-p 4 -c" \
 	fi
 done
 rm -f "$out" /tmp/hostile-stats.$$
+# siw as the initiator: the peer drips its MPA reply a byte per segment
+# (the class of CVE-2022-50136); the connection comes up once and works.
+tap_prog "siw_hostile -A: siw connects, the MPA reply comes a byte at a time" \
+	timeout 120 "$prog" -a $addr -S "$NS1" -C "$NS2" -A 192.0.2.2
+tap_prog "siw_hostile -A -c: the same with MPA CRC" \
+	timeout 120 "$prog" -a $addr -S "$NS1" -C "$NS2" -A 192.0.2.2 -c
 # More peers than siw_tx runs work items at once keep their windows shut
 # while their Read Responses wait; one more, which reads, must get its
 # response at once. Their connections must outlive the case, so the
