@@ -39,13 +39,15 @@ enum siw_tx_msg_kind {
 	SIW_TX_MSG_TERM,	/* the Terminate, pushed while closing */
 };
 
-/* A send queue element's second message, after the first went. */
+/*
+ * A send queue element's second message, after the first went: the Send
+ * of a Send with immediate (after its Immediate Data), the Immediate Data
+ * of a Write with immediate (after the Write).
+ */
 enum siw_tx_then {
 	SIW_TX_THEN_NONE,
-	SIW_TX_THEN_SEND,	/* Send with immediate: the Send, after the
-				 * Immediate Data */
-	SIW_TX_THEN_IMM,	/* Write with immediate: the Immediate Data,
-				 * after the Write */
+	SIW_TX_THEN_SEND,
+	SIW_TX_THEN_IMM,
 };
 
 /*
