@@ -921,7 +921,7 @@ static int siw_create_socket(struct siw_device *sdev,
 			goto err_release;
 	}
 
-	err = kernel_bind(sock, (struct sockaddr *)laddr,
+	err = kernel_bind(sock, siw_sockaddr_arg(laddr),
 			  siw_sockaddr_len(laddr));
 	if (err)
 		goto err_release;
@@ -1000,7 +1000,7 @@ int siw_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 	siw_cep_set_state(cep, SIW_CEP_CONNECTING);
 	siw_cep_get(cep);
 	queue_delayed_work(siw_cm_wq, &cep->timer, cep->timeout);
-	err = kernel_connect(sock, (struct sockaddr *)&cm_id->m_remote_addr,
+	err = kernel_connect(sock, siw_sockaddr_arg(&cm_id->m_remote_addr),
 			     siw_sockaddr_len(&cm_id->m_remote_addr),
 			     O_NONBLOCK);
 	if (err && err != -EINPROGRESS)

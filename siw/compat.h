@@ -4,7 +4,10 @@
  * file of the module (see Kbuild); the rest of the code uses the names
  * defined here and never tests LINUX_VERSION_CODE itself.
  *
- * Supported: Debian bookworm's 6.1 and bookworm-backports' 6.12.
+ * Supported: Debian bookworm's 6.1, bookworm-backports' and trixie's
+ * 6.12, and sid's 7.2. Each difference is found by a probe of the target
+ * tree's headers (Kbuild: SIW_HAVE_*), not by its version number, since a
+ * distribution may backport.
  */
 #ifndef SIW_COMPAT_H
 #define SIW_COMPAT_H
@@ -103,6 +106,72 @@ static inline int siw_sock_send_pages(struct socket *sock, struct bio_vec *bv,
 	}
 	return sent;
 }
+#endif
+
+/*
+ * Pinning a user's memory: ib_umem_get() until 7.x, then ib_umem_get_va()
+ * beside the variants that take a uverbs attribute.
+ */
+#include <rdma/ib_umem.h>
+#ifdef SIW_HAVE_IB_UMEM_GET_VA
+#define siw_umem_get(dev, addr, len, access) \
+	ib_umem_get_va(dev, addr, len, access)
+#else
+#define siw_umem_get(dev, addr, len, access) \
+	ib_umem_get(dev, addr, len, access)
+#endif
+
+/*
+ * Is an RDMA device of this name registered? ib_device_get_by_name() is
+ * gone in 7.x; there ib_register_device() itself refuses a name in use
+ * (-ENFILE), and siw_device_add() reports that the same way.
+ */
+static inline bool siw_ib_name_taken(const char *name)
+{
+#ifdef SIW_HAVE_IB_DEVICE_GET_BY_NAME
+	struct ib_device *other = ib_device_get_by_name(name,
+							RDMA_DRIVER_UNKNOWN);
+
+	if (other) {
+		ib_device_put(other);
+		return true;
+	}
+#endif
+	return false;
+}
+
+/*
+ * reg_user_mr gained a DMA handle argument (7.x); siw takes none.
+ * SIW_REG_USER_MR_DMAH is that parameter with its comma, or nothing.
+ */
+#ifdef SIW_HAVE_REG_USER_MR_DMAH
+#define SIW_REG_USER_MR_DMAH struct ib_dmah *dmah,
+#define siw_reg_user_mr_dmah(dmah) (dmah)
+#else
+#define SIW_REG_USER_MR_DMAH
+#define siw_reg_user_mr_dmah(dmah) NULL
+#endif
+
+/* kernel_bind()/kernel_connect() take a struct sockaddr_unsized * (7.x). */
+#ifdef SIW_HAVE_SOCKADDR_UNSIZED
+#define siw_sockaddr_arg(p) ((struct sockaddr_unsized *)(p))
+#else
+#define siw_sockaddr_arg(p) ((struct sockaddr *)(p))
+#endif
+
+/*
+ * Asking whether lo's address may change (siw gives lo one while it is on
+ * it: netdev.c). dev_pre_changeaddr_notify() became
+ * netif_pre_changeaddr_notify() in 7.x, exported only to the namespace
+ * NETDEV_INTERNAL, which a driver has no business importing. There siw
+ * asks nobody: the veto is for devices stacked on the one whose address
+ * changes, and nothing stacks on lo.
+ */
+#ifdef SIW_HAVE_NETIF_PRE_CHANGEADDR_NOTIFY
+#define siw_pre_changeaddr_notify(dev, addr, extack) 0
+#else
+#define siw_pre_changeaddr_notify(dev, addr, extack) \
+	dev_pre_changeaddr_notify(dev, addr, extack)
 #endif
 
 #endif /* SIW_COMPAT_H */

@@ -323,9 +323,7 @@ int siw_device_add(const char *ibdev_name, struct net_device *netdev)
 
 	mutex_lock(&siw_add_mutex);
 
-	other = ib_device_get_by_name(ibdev_name, RDMA_DRIVER_UNKNOWN);
-	if (other) {
-		ib_device_put(other);
+	if (siw_ib_name_taken(ibdev_name)) {
 		pr_warn("siw: cannot add link %s: an RDMA device of that name exists\n",
 			ibdev_name);
 		err = -EEXIST;
@@ -416,6 +414,13 @@ int siw_device_add(const char *ibdev_name, struct net_device *netdev)
 		goto err_dealloc_device;
 
 	err = ib_register_device(&sdev->base_dev, ibdev_name, NULL);
+	/* The name was taken meanwhile, or could not be looked up before. */
+	if (err == -ENFILE) {
+		pr_warn("siw: cannot add link %s: an RDMA device of that name exists\n",
+			ibdev_name);
+		err = -EEXIST;
+		goto err_dealloc_device;
+	}
 	if (err) {
 		pr_warn("siw: registering %s on %s failed: %d\n", ibdev_name,
 			netdev->name, err);

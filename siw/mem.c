@@ -375,7 +375,8 @@ struct ib_mr *siw_get_dma_mr(struct ib_pd *pd, int access)
 }
 
 struct ib_mr *siw_reg_user_mr(struct ib_pd *pd, u64 start, u64 len, u64 virt,
-			      int access, struct ib_udata *udata)
+			      int access, SIW_REG_USER_MR_DMAH
+			      struct ib_udata *udata)
 {
 	struct siw_uresp_reg_mr uresp = {};
 	struct sg_page_iter piter;
@@ -384,6 +385,9 @@ struct ib_mr *siw_reg_user_mr(struct ib_pd *pd, u64 start, u64 len, u64 virt,
 	unsigned long i = 0;
 	int err;
 
+	/* No device memory to place a region near (a DMA handle). */
+	if (siw_reg_user_mr_dmah(dmah))
+		return ERR_PTR(-EOPNOTSUPP);
 	if (!len || len > SIW_MAX_MR_SIZE)
 		return ERR_PTR(-EINVAL);
 
@@ -391,7 +395,7 @@ struct ib_mr *siw_reg_user_mr(struct ib_pd *pd, u64 start, u64 len, u64 virt,
 	if (IS_ERR(mem))
 		return ERR_CAST(mem);
 
-	mem->umem = ib_umem_get(pd->device, start, len, access);
+	mem->umem = siw_umem_get(pd->device, start, len, access);
 	if (IS_ERR(mem->umem)) {
 		err = PTR_ERR(mem->umem);
 		mem->umem = NULL;

@@ -113,7 +113,8 @@ int siw_mem_fast_reg(struct siw_mem *mem, struct ib_mr *mr, u32 key,
 /* ib_device_ops */
 struct ib_mr *siw_get_dma_mr(struct ib_pd *pd, int access);
 struct ib_mr *siw_reg_user_mr(struct ib_pd *pd, u64 start, u64 len, u64 virt,
-			      int access, struct ib_udata *udata);
+			      int access, SIW_REG_USER_MR_DMAH
+			      struct ib_udata *udata);
 struct ib_mr *siw_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 			   u32 max_sg);
 int siw_map_mr_sg(struct ib_mr *mr, struct scatterlist *sg, int nents,

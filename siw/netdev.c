@@ -59,7 +59,7 @@ void siw_netdev_lo_addr_set(struct siw_device *sdev)
 	if (!is_zero_ether_addr(nd->dev_addr))
 		return;		/* somebody else's */
 	eth_random_addr(addr);
-	if (dev_pre_changeaddr_notify(nd, addr, NULL))
+	if (siw_pre_changeaddr_notify(nd, addr, NULL))
 		return;
 	dev_addr_set(nd, addr);
 	nd->addr_assign_type = NET_ADDR_RANDOM;
@@ -87,7 +87,7 @@ void siw_netdev_lo_addr_clear(struct siw_device *sdev)
 	sdev->lo_addr_set = false;
 	if (nd->reg_state == NETREG_REGISTERED &&
 	    ether_addr_equal(nd->dev_addr, sdev->lo_addr) &&
-	    !dev_pre_changeaddr_notify(nd, zero, NULL)) {
+	    !siw_pre_changeaddr_notify(nd, zero, NULL)) {
 		dev_addr_set(nd, zero);
 		nd->addr_assign_type = NET_ADDR_PERM;
 		call_netdevice_notifiers(NETDEV_CHANGEADDR, nd);
