@@ -24,6 +24,7 @@ packages=(
 	tcpdump tshark nvme-cli fio nfs-kernel-server gnuplot-nox linux-perf
 	libibverbs-dev librdmacm-dev
 	linux-headers-amd64
+	debootstrap
 )
 # The debug kernel is built from Debian's linux-source-6.1.
 if [ "$debug" = debug ]; then
@@ -51,9 +52,14 @@ fi
 # The apt lists must know the kernel series, or kernel.sh cannot pick one.
 # (grep reads to the end: with -q it could stop early and fail the
 # pipeline with apt-cache's SIGPIPE.)
+# A series of another release (7.2, sid) is looked up in that release's
+# own tree (scripts/chroot.sh), not in this host's lists.
 stale_lists=0
-apt-cache madison linux-image-amd64 2>/dev/null | awk '{ print $3 }' |
-	grep "^$kver\." > /dev/null || stale_lists=1
+case "$kver" in
+6.1|6.12)
+	apt-cache madison linux-image-amd64 2>/dev/null | awk '{ print $3 }' |
+		grep "^$kver\." > /dev/null || stale_lists=1 ;;
+esac
 
 if [ ${#missing[@]} -eq 0 ] && [ $need_backports -eq 0 ] && [ $stale_lists -eq 0 ]; then
 	exit 0

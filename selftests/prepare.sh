@@ -32,14 +32,47 @@ prepare() {
 	# What the guest needs and the host must not run (iscsid, multipathd,
 	# pyverbs...), unpacked, never installed.
 	scripts/guest-pkgs.sh build/guest-pkgs || return 1
-	echo "== building siw.ko for $abi"
-	make -s modules KDIR="$top/build/kernels/$abi/root/usr/src/linux-headers-$abi" \
-		KCFLAGS=-Werror W=1 || return 1
-	echo "== building the kernel verbs test module"
-	make -s kverbs KDIR="$top/build/kernels/$abi/root/usr/src/linux-headers-$abi" \
-		KCFLAGS=-Werror W=1 || return 1
+	local release croot kdir
+	release=$(scripts/kernel.sh --release "$kver") || return 1
+	if [ -n "$release" ]; then
+		# Built as that release builds it: its headers package, its
+		# compiler, in its own tree (scripts/chroot.sh).
+		croot=$(scripts/chroot.sh "$release" build/chroots build-essential \
+			kmod "linux-headers-$abi") || return 1
+		kdir=/usr/src/linux-headers-$abi
+		echo "== building siw.ko for $abi in $release's tree ($(chroot "$croot" gcc --version | head -1))"
+		in_tree "$croot" make -s modules KDIR="$kdir" KCFLAGS=-Werror W=1 || return 1
+		echo "== building the kernel verbs test module in $release's tree"
+		in_tree "$croot" make -s kverbs KDIR="$kdir" KCFLAGS=-Werror W=1 || return 1
+	else
+		kdir=$top/build/kernels/$abi/root/usr/src/linux-headers-$abi
+		echo "== building siw.ko for $abi"
+		make -s modules KDIR="$kdir" KCFLAGS=-Werror W=1 || return 1
+		echo "== building the kernel verbs test module"
+		make -s kverbs KDIR="$kdir" KCFLAGS=-Werror W=1 || return 1
+	fi
 	echo "== building the test programs"
 	make -s -C userspace
+}
+
+# in_tree ROOT CMD...: CMD in a release's tree ROOT, run in $top, which is
+# bound there at the same path (so kbuild's recorded paths hold on the
+# host too), with /proc, /sys and /dev.
+in_tree() {
+	local root=$1 m rc=0
+	shift
+	mkdir -p "$root$top" || return 1
+	mount --bind "$top" "$root$top" || return 1
+	for m in proc sys dev; do
+		mount --bind "/$m" "$root/$m" || rc=1
+	done
+	[ $rc = 0 ] && { chroot "$root" sh -c 'cd "$1" && shift && exec "$@"' \
+		sh "$top" "$@" || rc=$?; }
+	for m in dev sys proc; do
+		umount "$root/$m" 2>/dev/null || umount -l "$root/$m"
+	done
+	umount "$root$top" 2>/dev/null || umount -l "$root$top"
+	return $rc
 }
 
 # run_vm ARGS...: selftests/vm/run.sh for the prepared kernel and module.
