@@ -199,10 +199,22 @@ static int server_listen(struct server *s)
 	return enter_ns(NULL);
 }
 
+/* An RC QP on id, both queues on cq, @depth deep, one SGE each. */
+static int make_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
+		   struct ibv_cq *cq, uint32_t depth)
+{
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC, .send_cq = cq, .recv_cq = cq,
+		.cap = { .max_send_wr = depth, .max_recv_wr = depth,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	return rdma_create_qp(id, pd, &qa);
+}
+
 /* The request arrived: QP, guarded memory, receives, accept. */
 static int server_accept(struct server *s)
 {
-	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC };
 	struct rdma_conn_param cp = { .responder_resources = 4,
 				      .initiator_depth = 4 };
 	struct rdma_cm_event *ev;
@@ -228,15 +240,7 @@ static int server_accept(struct server *s)
 			   IBV_ACCESS_REMOTE_READ);
 	s->rmr = ibv_reg_mr(s->pd, s->rbuf + GUARD, NRECV * RECV_LEN,
 			    IBV_ACCESS_LOCAL_WRITE);
-	if (!s->mr || !s->rmr)
-		return -1;
-	qa.send_cq = s->cq;
-	qa.recv_cq = s->cq;
-	qa.cap.max_send_wr = 8;
-	qa.cap.max_recv_wr = 8;
-	qa.cap.max_send_sge = 1;
-	qa.cap.max_recv_sge = 1;
-	if (rdma_create_qp(s->id, s->pd, &qa))
+	if (!s->mr || !s->rmr || make_qp(s->id, s->pd, s->cq, 8))
 		return -1;
 	for (i = 0; i < NRECV; i++) {
 		struct ibv_sge sge = { (uintptr_t)s->rbuf + GUARD + i * RECV_LEN,
@@ -1520,7 +1524,6 @@ static const char *attacker_addr;	/* -A: where the attacker listens */
 /* The siw side's connect: resolved, QP made, rdma_connect() called. */
 static int split_reply_connect(struct server *c, struct sockaddr *dst)
 {
-	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC };
 	struct rdma_conn_param cp = { .responder_resources = 4,
 				      .initiator_depth = 4 };
 	static const char req_pd[] = "siw-split-reply";
@@ -1543,13 +1546,7 @@ static int split_reply_connect(struct server *c, struct sockaddr *dst)
 	memset(c->buf, DATA_BYTE, GUARD + region + GUARD);
 	c->mr = ibv_reg_mr(c->pd, c->buf + GUARD, region,
 			   IBV_ACCESS_LOCAL_WRITE);
-	qa.send_cq = c->cq;
-	qa.recv_cq = c->cq;
-	qa.cap.max_send_wr = 4;
-	qa.cap.max_recv_wr = 4;
-	qa.cap.max_send_sge = 1;
-	qa.cap.max_recv_sge = 1;
-	if (!c->mr || rdma_create_qp(c->id, c->pd, &qa))
+	if (!c->mr || make_qp(c->id, c->pd, c->cq, 4))
 		goto fail;
 	cp.private_data = req_pd;
 	cp.private_data_len = sizeof(req_pd);
