@@ -496,6 +496,8 @@ struct siw_mem;
 bool siw_tx_bounce_room(struct siw_qp *qp, u32 bytes);
 int siw_tx_bounce_copy(struct siw_qp *qp, struct siw_mem *mem, u64 addr,
 		       u32 len, void **base);
+int siw_tx_bounce_bytes(struct siw_qp *qp, const void *src, u32 len,
+			void **base);
 int siw_tx_bounce_send(struct siw_qp *qp, const struct kvec *kv,
 		       unsigned int n, int flags);
 void siw_tx_bounce_drop(struct siw_qp *qp);

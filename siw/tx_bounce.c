@@ -11,10 +11,12 @@
  * byte of the region is read once invalidation or deregistration has
  * returned; the next piece finds the STag invalid and the QP terminates.
  *
- * A batch's pages are new (never slab, never written again once handed
- * over); the QP drops its references after the batch, and the stack
- * frees each page when it lets go of its last skb. One copy per byte, as
- * when TCP copies from a kvec.
+ * The batch's FPDU headers and trailers are copied into the same pages,
+ * so the whole batch goes to TCP in one call by reference and is cut into
+ * segments as one stream, as a copied batch is. A batch's pages are new
+ * (never slab, never written again once handed over); the QP drops its
+ * references after the batch, and the stack frees each page when it lets
+ * go of its last skb. One copy per byte, as when TCP copies from a kvec.
  */
 #include <linux/bvec.h>
 #include <linux/gfp.h>
@@ -69,6 +71,49 @@ bool siw_tx_bounce_room(struct siw_qp *qp, u32 bytes)
 }
 
 /*
+ * Room for up to @len bytes in the batch's current page, a new one if it
+ * is full: *dst and the bytes that fit, or -ENOMEM, or -EFAULT.
+ */
+static int siw_tx_bounce_space(struct siw_tx_bounce *b, u32 len, void **dst)
+{
+	if (!b->num || b->off == PAGE_SIZE) {
+		struct page *page;
+
+		if (b->num == SIW_TX_BOUNCE_PAGES)
+			return -EFAULT;	/* siw_tx_bounce_room() said no */
+		page = alloc_page(GFP_KERNEL | __GFP_NOWARN);
+		if (!page)
+			return -ENOMEM;
+		b->page[b->num++] = page;
+		b->off = 0;
+	}
+	*dst = page_address(b->page[b->num - 1]) + b->off;
+	return min_t(u32, len, PAGE_SIZE - b->off);
+}
+
+/*
+ * Copies up to @len bytes from @src (an FPDU's header or trailer) into the
+ * batch's pages, so that the whole batch goes to TCP by reference in one
+ * call and is cut into segments as one stream. Returns the bytes copied
+ * (fewer at a page boundary), -ENOMEM or -EFAULT; *base is where.
+ */
+int siw_tx_bounce_bytes(struct siw_qp *qp, const void *src, u32 len,
+			void **base)
+{
+	struct siw_tx_bounce *b = siw_tx_bounce_of(qp);
+	int n;
+
+	if (!b)
+		return -ENOMEM;
+	n = siw_tx_bounce_space(b, len, base);
+	if (n < 0)
+		return n;
+	memcpy(*base, src, n);
+	b->off += n;
+	return n;
+}
+
+/*
  * Copies up to @len bytes of @mem at @addr into the batch's pages while
  * the region is valid; *base is where they are. Returns the bytes copied
  * (fewer at a page boundary, on either side), -EKEYREVOKED once the
@@ -85,19 +130,10 @@ int siw_tx_bounce_copy(struct siw_qp *qp, struct siw_mem *mem, u64 addr,
 
 	if (!b)
 		return -ENOMEM;
-	if (!b->num || b->off == PAGE_SIZE) {
-		struct page *page;
-
-		if (b->num == SIW_TX_BOUNCE_PAGES)
-			return -EFAULT;	/* siw_tx_bounce_room() said no */
-		page = alloc_page(GFP_KERNEL | __GFP_NOWARN);
-		if (!page)
-			return -ENOMEM;
-		b->page[b->num++] = page;
-		b->off = 0;
-	}
-	len = min_t(u32, len, PAGE_SIZE - b->off);
-	dst = page_address(b->page[b->num - 1]) + b->off;
+	err = siw_tx_bounce_space(b, len, &dst);
+	if (err < 0)
+		return err;
+	len = err;
 	if (!siw_mem_access_begin(mem, &flags))
 		return -EKEYREVOKED;
 	err = siw_mem_seg(mem, addr, len, &seg);

@@ -88,13 +88,41 @@ static int siw_tx_src_take(struct siw_qp *qp, struct siw_tx_src *src,
 /*
  * kvecs one more FPDU of @payload bytes may need: its header and trailer,
  * and per SGE it touches a piece per page plus one for a page boundary;
- * copied into pages of our own, the pieces split at their boundaries too.
+ * copied into pages of our own, the pieces, the header and the trailer
+ * split at their boundaries too.
  */
 static unsigned int siw_tx_fpdu_kv_need(u32 payload, bool bounce)
 {
 	u32 pieces = (payload >> PAGE_SHIFT) + 2 * SIW_MAX_SGE;
 
-	return 2 + (bounce ? 2 * pieces : pieces);
+	return bounce ? 4 + 2 * pieces : 2 + pieces;
+}
+
+/*
+ * An FPDU's header or trailer (in the QP's own buffers) as kvecs after
+ * kv[*nkv]: itself, or for a bounced batch its copy in the batch's pages.
+ */
+static int siw_tx_put_framing(struct siw_qp *qp, bool bounce, u8 *buf,
+			      u32 len, unsigned int *nkv)
+{
+	while (bounce && len) {
+		void *base;
+		int n = siw_tx_bounce_bytes(qp, buf, len, &base);
+
+		if (n < 0)
+			return n;
+		qp->tx_kv[*nkv].iov_base = base;
+		qp->tx_kv[*nkv].iov_len = n;
+		(*nkv)++;
+		buf += n;
+		len -= n;
+	}
+	if (!bounce) {
+		qp->tx_kv[*nkv].iov_base = buf;
+		qp->tx_kv[*nkv].iov_len = len;
+		(*nkv)++;
+	}
+	return 0;
 }
 
 /* Is base in one of the QP's own header or trailer buffers? */
@@ -228,7 +256,9 @@ static int siw_tx_batch_build(struct siw_qp *qp, struct siw_tx_msg *m)
 			return -EMSGSIZE;
 		if (nkv + siw_tx_fpdu_kv_need(f.payload, src->bounce) >
 		    SIW_TX_KV_MAX ||
-		    (src->bounce && !siw_tx_bounce_room(qp, f.payload)))
+		    (src->bounce &&
+		     !siw_tx_bounce_room(qp, f.payload + SIW_FPDU_HDR_MAX +
+					 SIW_TX_TRAILER_MAX)))
 			break;	/* into the next batch */
 		h->last = f.last;
 		if (op->tagged)
@@ -241,9 +271,9 @@ static int siw_tx_batch_build(struct siw_qp *qp, struct siw_tx_msg *m)
 		trace_siw_fpdu_tx(qp, h, f.payload);
 		siw_qp_stat_add(qp, SIW_STAT_FPDU_TX, 1);
 		siw_qp_stat_add(qp, SIW_STAT_BYTES_TX, f.payload);
-		qp->tx_kv[nkv].iov_base = hdr;
-		qp->tx_kv[nkv].iov_len = hlen;
-		nkv++;
+		err = siw_tx_put_framing(qp, src->bounce, hdr, hlen, &nkv);
+		if (err)
+			return err;
 		err = siw_tx_src_take(qp, src, f.payload, qp->tx_kv, &nkv,
 				      frags, &nfrags);
 		if (err)
@@ -251,9 +281,9 @@ static int siw_tx_batch_build(struct siw_qp *qp, struct siw_tx_msg *m)
 		if (qp->crc)
 			crc = siw_fpdu_crc(hdr, hlen, frags, nfrags, f.pad);
 		tlen = siw_fpdu_trailer(trl, f.pad, crc);
-		qp->tx_kv[nkv].iov_base = trl;
-		qp->tx_kv[nkv].iov_len = tlen;
-		nkv++;
+		err = siw_tx_put_framing(qp, src->bounce, trl, tlen, &nkv);
+		if (err)
+			return err;
 		total += hlen + f.payload + tlen;
 		m->sent += f.payload;
 		batched++;
@@ -291,12 +321,13 @@ static void siw_tx_batch_advance(struct siw_qp *qp, struct siw_tx_msg *m,
 }
 
 /*
- * Hands what is left of the batch to the socket: copied, or for a send by
- * reference in runs, the payload's by reference and the headers' and
- * trailers' copied (a trailer and the next header share a run). Headers
- * stay copies: handing them over by reference too, from a page of the
- * QP's own, corrupted skbs on 6.1 (performance.rst, "Zero-copy
- * transmit"). Returns 0 once the socket took all of it, -EAGAIN when it
+ * Hands what is left of the batch to the socket: copied; or, bounced (a
+ * Read Response, framing included), by reference in one run; or, zero-copy,
+ * in runs, the payload's by reference and the headers' and trailers'
+ * copied (a trailer and the next header share a run). A zero-copy batch's
+ * headers stay copies: handing them over by reference too, from a page of
+ * the QP's own that was written again, corrupted skbs on 6.1
+ * (performance.rst, "Zero-copy transmit"). Returns 0 once the socket took all of it, -EAGAIN when it
  * has no room (it takes what fits first), or another error.
  */
 int siw_tx_msg_push(struct siw_qp *qp, struct siw_tx_msg *m)
