@@ -35,7 +35,11 @@ static inline u32 siw_stag_index(u32 stag)
 
 int siw_mem_init(void)
 {
-	siw_mem_wq = alloc_workqueue("siw_mem", 0, 0);
+	/*
+	 * Unbound: releasing a region needs no particular CPU, and 7.x
+	 * warns about a work queue that says neither per-CPU nor unbound.
+	 */
+	siw_mem_wq = alloc_workqueue("siw_mem", WQ_UNBOUND, 0);
 	return siw_mem_wq ? 0 : -ENOMEM;
 }
 
