@@ -906,11 +906,12 @@ static enum siw_tx_step siw_tx_msg_go(struct siw_qp *qp, int err)
 static void siw_tx_msg_abandon(struct siw_qp *qp)
 {
 	struct siw_tx_msg *m = qp->tx_msg;
+	enum siw_tx_msg_kind kind = m->kind;
 
 	lockdep_assert_held(&qp->tx_lock);
-	switch (m->kind) {
+	m->kind = SIW_TX_MSG_NONE;
+	switch (kind) {
 	case SIW_TX_MSG_SQE:
-		m->kind = SIW_TX_MSG_NONE;
 		siw_tx_src_release(&m->src);
 		siw_sq_mark_done(qp, m->pos, SIW_WC_WR_FLUSH_ERR, 0);
 		if (m->zc)
@@ -918,11 +919,9 @@ static void siw_tx_msg_abandon(struct siw_qp *qp)
 		siw_sq_release_held(qp);
 		break;
 	case SIW_TX_MSG_READ_RESP:
-		m->kind = SIW_TX_MSG_NONE;
 		siw_tx_read_response_end(qp, m, -ECONNABORTED);
 		break;
 	default:
-		m->kind = SIW_TX_MSG_NONE;
 		break;
 	}
 }
