@@ -100,7 +100,7 @@ if [ -z "$tests" ] || [ ${#vm_tests[@]} -gt 0 ]; then
 	fi
 	cp "build/vm/test-$abi/results.tap" "$results/vm.tap" 2>/dev/null ||
 		echo "not ok 1 - the guest produced no results (see build/vm/test-$abi/console.log)" > "$results/vm.tap"
-	grep -E '^not ok' -B12 "$results/vm.tap" || true
+	grep -E '^not ok' -B12 -A16 "$results/vm.tap" || true
 fi
 
 if [ -n "$wire_parts" ]; then
@@ -156,7 +156,7 @@ if [ $twovm = 1 ]; then
 		else
 			echo "not ok 1 - vm$i: the guest produced no results (see ${f%/*}/console.log)" > "$results/twovm$i.tap"
 		fi
-		grep -E '^not ok' -B12 "$results/twovm$i.tap" || true
+		grep -E '^not ok' -B12 -A16 "$results/twovm$i.tap" || true
 	done
 fi
 

@@ -46,6 +46,9 @@ fail() {
 	for d in "$@"; do
 		echo "$d" | sed 's/^/    /'
 	done
+	# What the kernel said last: often the why of a failure, and the
+	# only part of the guest's console a CI log shows.
+	dmesg 2>/dev/null | tail -n 12 | sed 's/^/    kernel: /'
 }
 
 # at_exit CMD: CMD runs when the test exits, however it exits (in place
