@@ -76,7 +76,8 @@ static void siw_mem_free_rcu(struct rcu_head *rcu)
 	struct siw_mem *mem = container_of(rcu, struct siw_mem, rcu);
 
 	kvfree(mem->pages);
-	kfree(mem->pbl);
+	kvfree(mem->pbl);
+	kvfree(mem->next_pbl);
 	kfree(mem);
 }
 
@@ -456,8 +457,9 @@ struct ib_mr *siw_alloc_mr(struct ib_pd *pd, enum ib_mr_type type, u32 max_sg)
 	mem = siw_mem_alloc(pd, SIW_MEM_FRMR);
 	if (IS_ERR(mem))
 		return ERR_CAST(mem);
-	mem->pbl = kcalloc(max_sg, sizeof(*mem->pbl), GFP_KERNEL);
-	if (!mem->pbl) {
+	mem->pbl = kvcalloc(max_sg, sizeof(*mem->pbl), GFP_KERNEL);
+	mem->next_pbl = kvcalloc(max_sg, sizeof(*mem->next_pbl), GFP_KERNEL);
+	if (!mem->pbl || !mem->next_pbl) {
 		siw_mem_destroy(mem);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -474,15 +476,16 @@ static int siw_set_page(struct ib_mr *base_mr, u64 addr)
 {
 	struct siw_mem *mem = to_siw_mr(base_mr)->mem;
 
-	if (mem->num_pbl >= mem->max_pbl)
+	if (mem->num_next_pbl >= mem->max_pbl)
 		return -ENOMEM;
-	mem->pbl[mem->num_pbl++] = addr;
+	mem->next_pbl[mem->num_next_pbl++] = addr;
 	return 0;
 }
 
 /*
- * The page list of an FRMR, only while it is not registered: readers
- * use it only while the region is valid (siw_mem_access_begin).
+ * The page list of the FRMR's next registration, staged beside the one in
+ * force (see struct siw_mem): valid or not, the region the peer can reach
+ * changes only when IB_WR_REG_MR executes, in send queue order.
  */
 int siw_map_mr_sg(struct ib_mr *base_mr, struct scatterlist *sg, int nents,
 		  unsigned int *sg_off)
@@ -492,12 +495,9 @@ int siw_map_mr_sg(struct ib_mr *base_mr, struct scatterlist *sg, int nents,
 	int n;
 
 	spin_lock_irqsave(&mem->access_lock, flags);
-	if (READ_ONCE(mem->valid)) {
-		spin_unlock_irqrestore(&mem->access_lock, flags);
-		return -EBUSY;
-	}
-	mem->num_pbl = 0;
+	mem->num_next_pbl = 0;
 	n = ib_sg_to_pages(base_mr, sg, nents, sg_off, siw_set_page);
+	mem->next_staged = true;
 	spin_unlock_irqrestore(&mem->access_lock, flags);
 	return n;
 }
@@ -517,7 +517,16 @@ int siw_mem_fast_reg(struct siw_mem *mem, struct ib_mr *mr, u32 key,
 	if (mr->page_size < PAGE_SIZE || !is_power_of_2(mr->page_size))
 		return -EINVAL;
 	spin_lock_irqsave(&mem->access_lock, flags);
-	if (READ_ONCE(mem->valid) || !mem->num_pbl) {
+	if (READ_ONCE(mem->valid)) {
+		err = -EINVAL;
+		goto out;
+	}
+	if (mem->next_staged) {
+		swap(mem->pbl, mem->next_pbl);
+		swap(mem->num_pbl, mem->num_next_pbl);
+		mem->next_staged = false;
+	}
+	if (!mem->num_pbl) {
 		err = -EINVAL;
 		goto out;
 	}

@@ -33,8 +33,8 @@ struct siw_mem {
 	/*
 	 * access_lock: held across each access to the region's pages by
 	 * placement (rx.c) and the atomic responder (tx.c), and to clear
-	 * valid (invalidation, deregistration) or change an FRMR's page
-	 * list. Once valid is false under it, no such access is in flight
+	 * valid (invalidation, deregistration) or touch an FRMR's page
+	 * lists. Once valid is false under it, no such access is in flight
 	 * and none starts: the owner may reuse the pages. Any context; a
 	 * leaf, taken inside the QP's place_lock and the device's
 	 * atomic_lock.
@@ -51,10 +51,21 @@ struct siw_mem {
 	unsigned long num_pages;
 	unsigned int first_off;	/* offset of va in pages[0] */
 
-	/* SIW_MEM_FRMR */
+	/*
+	 * SIW_MEM_FRMR. pbl is the registered page list, read under
+	 * access_lock while valid. map_mr_sg writes next_pbl instead: ULPs
+	 * map the next I/O's pages while the MR is still registered (its
+	 * IB_WR_LOCAL_INV posted, not yet executed), and the registration
+	 * in force must not change under the peer's accesses. IB_WR_REG_MR
+	 * swaps the two lists when next_staged says a new mapping waits;
+	 * otherwise it registers the last mapping again.
+	 */
 	u64 *pbl;		/* page addresses (kernel VAs) */
+	u64 *next_pbl;
 	unsigned int max_pbl;
 	unsigned int num_pbl;
+	unsigned int num_next_pbl;
+	bool next_staged;
 	unsigned int page_shift;
 };
 

@@ -144,6 +144,23 @@ static bool kv_frmr_expect(struct kv_ctx *kv, struct kv_frmr *f, size_t off,
 	return ok;
 }
 
+/* Checks that the region's blocks hold nothing but zeros. */
+static bool kv_frmr_untouched(struct kv_ctx *kv, struct kv_frmr *f,
+			      const char *what)
+{
+	const size_t blk = PAGE_SIZE << f->order;
+	unsigned int i;
+	long at;
+
+	for (i = 0; i < f->nblocks; i++) {
+		at = kv_const_diff(page_address(f->block[i]), blk, 0);
+		if (!kv_expect(kv, at < 0, "%s: block %u written at byte %ld",
+			       what, i, at))
+			return false;
+	}
+	return true;
+}
+
 /* Fills [off, off + n) of the region with the pattern of seed. */
 static bool kv_frmr_fill(struct kv_ctx *kv, struct kv_frmr *f, size_t off,
 			 size_t n, u8 seed)
@@ -496,6 +513,60 @@ out_rereg:
 	kv_frmr_free(kv, &f);
 }
 
+/*
+ * ib_map_mr_sg on an MR that is still registered, as ULPs do: SRP and
+ * NVMe-oF post IB_WR_LOCAL_INV and map the next I/O's pages at once,
+ * relying on the send queue's order (the invalidation, then the new
+ * IB_WR_REG_MR) rather than waiting for the invalidation to complete.
+ * The mapping must succeed and change nothing until the registration
+ * that follows it: the registered region keeps its pages.
+ */
+static void kv_case_remap(struct kv_ctx *kv, struct kv_bufs *b)
+{
+	struct kv_frmr f = {}, g = {};
+	struct kv_pair *p;
+	u64 old_iova;
+	u32 old_key;
+	int n;
+
+	kv_begin(kv, "remapping a registered MR: ib_map_mr_sg onto other pages succeeds while the MR is valid; the peer's Write and Read still reach the registered pages; after IB_WR_LOCAL_INV and IB_WR_REG_MR they reach the new ones");
+	p = kv_pair_connect(kv, IB_POLL_WORKQUEUE, NULL);
+	if (!kv_expect(kv, !IS_ERR(p), "connecting: %ld", PTR_ERR(p)))
+		goto out;
+	if (!kv_frmr_create(kv, &f, 2, 0, 64, 5000) ||
+	    !kv_frmr_create(kv, &g, 2, 0, 200, 6000) ||
+	    !kv_frmr_reg(kv, p, &p->srv, &f, KV_ACCESS_RW, false) ||
+	    !kv_write_read(kv, p, &b->src, &b->sink, 5000, f.mr->iova,
+			   f.mr->rkey, 41) ||
+	    !kv_frmr_expect(kv, &f, 0, 5000, 41, "before the remapping"))
+		goto out_pair;
+	old_iova = f.mr->iova;
+	old_key = f.mr->rkey;
+	n = ib_map_mr_sg(f.mr, g.sg, g.nblocks, NULL, PAGE_SIZE);
+	if (!kv_expect(kv, n == g.nblocks,
+		       "ib_map_mr_sg on the registered MR: %d, expected %u",
+		       n, g.nblocks))
+		goto out_pair;
+	if (!kv_write_read(kv, p, &b->src, &b->sink, 5000, old_iova, old_key,
+			   42) ||
+	    !kv_frmr_expect(kv, &f, 0, 5000, 42, "registered pages after the remapping") ||
+	    !kv_frmr_untouched(kv, &g, "new pages before their registration"))
+		goto out_pair;
+	if (kv_local_inv(kv, p, &p->srv, old_key) &&
+	    kv_frmr_reg(kv, p, &p->srv, &f, KV_ACCESS_RW, true) &&
+	    kv_write_read(kv, p, &b->src, &b->sink, 6000, f.mr->iova,
+			  f.mr->rkey, 43)) {
+		kv_frmr_expect(kv, &g, 0, 6000, 43, "new pages after the registration");
+		kv_frmr_expect(kv, &f, 0, 5000, 42, "old pages after the registration");
+	}
+out_pair:
+	kv_pair_destroy(p);
+out:
+	kv_frmr_free(kv, &f);
+	kv_frmr_free(kv, &g);
+	kv_end(kv);
+}
+
 /* Send with Invalidate: the receiver's MR goes invalid. */
 static void kv_case_send_inv(struct kv_ctx *kv, struct kv_bufs *b)
 {
@@ -651,6 +722,7 @@ void kv_cases_invalidate(struct kv_ctx *kv)
 		return;
 	}
 	kv_cases_local_inv(kv, &b);
+	kv_case_remap(kv, &b);
 	kv_case_send_inv(kv, &b);
 	kv_cases_read_inv(kv, &b);
 	kv_bufs_free(kv, &b);
