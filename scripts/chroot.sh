@@ -63,8 +63,22 @@ if [ ! -f "$root/.siw-complete" ]; then
 	touch "$root/.siw-complete"
 fi
 
-# The package lists, once a day: a release like sid moves.
+# A stable release as its users have it: with its point-release updates
+# and security archive (where its kernel's fixes land first). sid has
+# neither.
 stamp=$root/.siw-apt-updated
+extra=$root/etc/apt/sources.list.d/siw-updates.list
+case "$release" in
+sid|unstable|experimental) ;;
+*)
+	if [ ! -f "$extra" ]; then
+		printf 'deb %s %s-updates main\ndeb %s-security %s-security main\n' \
+			"$mirror" "$release" "$mirror" "$release" > "$extra"
+		rm -f "$stamp"
+	fi ;;
+esac
+
+# The package lists, once a day: a release like sid moves.
 if [ ! -f "$stamp" ] || [ -n "$(find "$stamp" -mmin +1440)" ]; then
 	in_root apt-get -q update >&2 || die "apt-get update in $release failed"
 	touch "$stamp"

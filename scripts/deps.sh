@@ -17,14 +17,15 @@ case "$debug" in
 *) echo "usage: deps.sh [KVER] [debug]" >&2; exit 2 ;;
 esac
 
+. "$(dirname "$0")/packages.sh"
+# The host's own tools (the guest kernel's initramfs, QEMU, the fuzzers,
+# the captures' decoder, plots, the release trees), then what builds siw
+# and what the guests run from this host's tree (scripts/packages.sh).
 packages=(
-	build-essential bc kmod cpio xz-utils zstd dwarves clang libclang-rt-14-dev
-	qemu-system-x86 busybox-static
-	iproute2 iputils-ping ethtool rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
-	tcpdump tshark nvme-cli fio nfs-kernel-server gnuplot-nox linux-perf
-	libibverbs-dev librdmacm-dev
+	bc cpio xz-utils zstd dwarves clang libclang-rt-14-dev
+	qemu-system-x86 busybox-static tshark gnuplot-nox debootstrap
 	linux-headers-amd64
-	debootstrap
+	"${siw_build_packages[@]}" "${siw_guest_packages[@]}"
 )
 # The debug kernel is built from Debian's linux-source-6.1.
 if [ "$debug" = debug ]; then
@@ -41,35 +42,24 @@ for p in "${packages[@]}"; do
 	[ "$status" = "install ok installed" ] || missing+=("$p")
 done
 
-# 6.12 comes from bookworm-backports: its package lists must be known.
-backports=/etc/apt/sources.list.d/siw-bookworm-backports.sources
-need_backports=0
-if [ "$kver" = 6.12 ] &&
-   ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-	need_backports=1
-fi
-
 # The apt lists must know the kernel series, or kernel.sh cannot pick one.
 # (grep reads to the end: with -q it could stop early and fail the
 # pipeline with apt-cache's SIGPIPE.)
-# A series of another release (7.2, sid) is looked up in that release's
-# own tree (scripts/chroot.sh), not in this host's lists.
+# A series of another release (6.12: trixie, 7.2: sid) is looked up in
+# that release's own tree (scripts/chroot.sh), not in this host's lists.
 stale_lists=0
 case "$kver" in
-6.1|6.12)
+6.1)
 	apt-cache madison linux-image-amd64 2>/dev/null | awk '{ print $3 }' |
 		grep "^$kver\." > /dev/null || stale_lists=1 ;;
 esac
 
-if [ ${#missing[@]} -eq 0 ] && [ $need_backports -eq 0 ] && [ $stale_lists -eq 0 ]; then
+if [ ${#missing[@]} -eq 0 ] && [ $stale_lists -eq 0 ]; then
 	exit 0
 fi
 
 if [ "$(id -u)" != 0 ]; then
 	echo "deps.sh: missing packages; run as root:" >&2
-	if [ $need_backports -eq 1 ]; then
-		echo "  printf 'Types: deb\\nURIs: http://deb.debian.org/debian\\nSuites: bookworm-backports\\nComponents: main\\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\\n' > $backports" >&2
-	fi
 	if [ ${#missing[@]} -gt 0 ]; then
 		case " ${missing[*]} " in *" tshark "*)
 			echo "  echo '$tshark_setuid' | debconf-set-selections" >&2 ;;
@@ -81,9 +71,6 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 
-if [ $need_backports -eq 1 ]; then
-	printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' > "$backports"
-fi
 apt-get update -q >&2
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "deps.sh: installing: ${missing[*]}" >&2

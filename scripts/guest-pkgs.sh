@@ -19,7 +19,8 @@
 set -euo pipefail
 
 out=${1:?usage: guest-pkgs.sh OUTDIR}
-packages=(python3-pyverbs open-iscsi multipath-tools sg3-utils xfsprogs)
+. "$(dirname "$0")/packages.sh"
+packages=("${siw_guest_only_packages[@]}")
 
 die() { echo "guest-pkgs.sh: $*" >&2; exit 1; }
 

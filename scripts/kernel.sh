@@ -6,10 +6,11 @@
 # kernel.sh --release KVER
 #
 # Makes sure CACHE/<abi>/ holds Debian's kernel image, modules and build
-# headers for the newest Debian kernel of series KVER (6.1: bookworm,
-# 6.12: bookworm-backports; 7.2, or sid for whatever is newest there:
-# Debian unstable), unpacked with dpkg -x and never installed on this
-# host. Prints the ABI name (e.g. 6.1.0-57-amd64) on stdout.
+# headers for the newest Debian kernel of series KVER (6.1: bookworm, this
+# host's release; 6.12: trixie, Debian 13, with its updates and security
+# archive; 7.2, or sid for whatever is newest there: Debian unstable),
+# unpacked with dpkg -x and never installed on this host. Prints the ABI
+# name (e.g. 6.1.0-57-amd64) on stdout.
 #
 # Layout of CACHE/<abi>/root: boot/vmlinuz-<abi>, lib/modules/<abi>/,
 # usr/src/linux-headers-<abi>/ (a usable KDIR) for the series this host's
@@ -41,10 +42,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 # the version prefix to look for (none: the newest there).
 release= prefix=$kver.
 case "$kver" in
-6.1|6.12) ;;
+6.1) ;;
+6.12|trixie) release=trixie prefix=6.12. ;;
 sid) release=sid prefix= ;;
 7.*) release=sid ;;
-*) die "unknown kernel series '$kver' (6.1, 6.12, 7.2 or sid)" ;;
+*) die "unknown kernel series '$kver' (6.1, 6.12 or trixie, 7.2 or sid)" ;;
 esac
 if [ $mode = release ]; then
 	echo "$release"
@@ -71,7 +73,7 @@ apt_cache() {
 meta_version=$(apt_cache madison linux-image-amd64 |
 	awk -v k="$prefix" '!v && index($3, k) == 1 { v = $3; print v }')
 [ -n "$meta_version" ] ||
-	die "no linux-image-amd64 of series $kver in the apt lists (is bookworm-backports configured for 6.12? run scripts/deps.sh)"
+	die "no linux-image-amd64 of series $kver in the apt lists of ${release:-this host} (run scripts/deps.sh)"
 
 image_pkg=$(apt_cache depends "linux-image-amd64=$meta_version" |
 	awk '!p && /Depends: linux-image-[0-9]/ { p = $2; print p }')
@@ -93,8 +95,8 @@ fi
 echo "kernel.sh: fetching Debian kernel $abi ($image_version)" >&2
 rm -rf "$dir"
 mkdir -p "$dir/debs"
-# The headers package of 6.12 names the common headers and kbuild
-# packages it needs; take them from its dependencies.
+# The headers package names the common headers and kbuild packages it
+# needs; take them from its dependencies.
 if [ -n "$croot" ]; then
 	# The image alone, by the release's own apt, in its tree. Newer
 	# images are split: the package names linux-binary-<abi> (vmlinuz),

@@ -3,8 +3,10 @@
 # Sourced by check.sh, demo-vm.sh, shell-vm.sh and bench-vm.sh: install
 # what is missing, fetch the Debian kernel of series $KVER (or, with
 # DEBUG=1, build the debug kernel of the 6.1 series), and build siw.ko
-# against exactly that kernel. Sets $top, $kver, $debug and $abi; returns
-# non-zero on failure.
+# against exactly that kernel. Sets $top, $kver, $debug, $abi and
+# $guest_root (the tree the guests boot into: this host's, or for a
+# kernel of another release that release's tree); returns non-zero on
+# failure.
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 kver=${KVER:-6.1}
 debug=${DEBUG:-0}
@@ -29,30 +31,54 @@ prepare() {
 		scripts/deps.sh "$kver" || return 1
 		abi=$(scripts/kernel.sh "$kver" build/kernels) || return 1
 	fi
-	# What the guest needs and the host must not run (iscsid, multipathd,
-	# pyverbs...), unpacked, never installed.
-	scripts/guest-pkgs.sh build/guest-pkgs || return 1
 	local release croot kdir
 	release=$(scripts/kernel.sh --release "$kver") || return 1
 	if [ -n "$release" ]; then
-		# Built as that release builds it: its headers package, its
-		# compiler, in its own tree (scripts/chroot.sh).
-		croot=$(scripts/chroot.sh "$release" build/chroots build-essential \
-			kmod "linux-headers-$abi") || return 1
+		# Built as that release builds it, run on its userland: its
+		# headers package, its compiler and libraries, in its own tree
+		# (scripts/chroot.sh), which is then the guests' root.
+		. scripts/packages.sh
+		croot=$(scripts/chroot.sh "$release" build/chroots \
+			"${siw_build_packages[@]}" "${siw_guest_packages[@]}" \
+			"${siw_guest_only_packages[@]}" "linux-headers-$abi") || return 1
+		# Where the guest binds its kernel's modules.
+		mkdir -p "$croot/usr/lib/modules" || return 1
 		kdir=/usr/src/linux-headers-$abi
 		echo "== building siw.ko for $abi in $release's tree ($(chroot "$croot" gcc --version | head -1))"
 		in_tree "$croot" make -s modules KDIR="$kdir" KCFLAGS=-Werror W=1 || return 1
 		echo "== building the kernel verbs test module in $release's tree"
 		in_tree "$croot" make -s kverbs KDIR="$kdir" KCFLAGS=-Werror W=1 || return 1
+		echo "== building the test programs in $release's tree"
+		userspace_for "$release" && in_tree "$croot" make -s -C userspace || return 1
+		guest_root=$croot
+		# rdma-core's tests at the version of the tree's pyverbs.
+		if [ -z "${RDMA_CORE_TESTS:-}" ]; then
+			RDMA_CORE_TESTS=$(scripts/rdma-core-tests.sh "$croot" \
+				build/rdma-core-tests) || return 1
+			export RDMA_CORE_TESTS
+		fi
 	else
+		# What the guest needs and the host must not run (iscsid,
+		# multipathd, pyverbs...), unpacked, never installed.
+		scripts/guest-pkgs.sh build/guest-pkgs || return 1
 		kdir=$top/build/kernels/$abi/root/usr/src/linux-headers-$abi
 		echo "== building siw.ko for $abi"
 		make -s modules KDIR="$kdir" KCFLAGS=-Werror W=1 || return 1
 		echo "== building the kernel verbs test module"
 		make -s kverbs KDIR="$kdir" KCFLAGS=-Werror W=1 || return 1
+		echo "== building the test programs"
+		userspace_for host && make -s -C userspace || return 1
+		guest_root=/
 	fi
-	echo "== building the test programs"
-	make -s -C userspace
+}
+
+# userspace_for WHERE: the test programs of another tree (this host's, or
+# a release's) are cleaned, since make cannot tell they link against
+# other libraries.
+userspace_for() {
+	local stamp=userspace/.siw-built-for
+	[ "$(cat "$stamp" 2>/dev/null)" = "$1" ] && return 0
+	make -s -C userspace clean && echo "$1" > "$stamp"
 }
 
 # in_tree ROOT CMD...: CMD in a release's tree ROOT, run in $top, which is
@@ -80,5 +106,5 @@ run_vm() {
 	local opts=()
 	[ $debug = 1 ] && opts+=(--debug)
 	selftests/vm/run.sh --abi "$abi" --kcache build/kernels --module siw/siw.ko \
-		"${opts[@]}" "$@"
+		--root "$guest_root" "${opts[@]}" "$@"
 }

@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 # timeout: 1800
-# rdma-core's own test suite over siw: tests/run_tests.py of rdma-core
-# v44.0, the tag of Debian 12's python3-pyverbs, unmodified (from
-# ../shared/third-party, or the tests/ directory of a checkout given as
-# RDMA_CORE_TESTS), run as `run_tests.py --dev siw0 -v` against siw on the
+# rdma-core's own test suite over siw: tests/run_tests.py at the version
+# of the guest's python3-pyverbs, unmodified: v44.0 from ../shared/
+# third-party on bookworm's tree; on another release's tree the tests/
+# of the rdma-core that release ships (scripts/rdma-core-tests.sh, given
+# as RDMA_CORE_TESTS, as a checkout's tests/ may be). Run as
+# `run_tests.py --dev siw0 -v` against siw on the
 # guest's NIC: a virtio-net device, so that
 # /sys/class/infiniband/siw0/device/net names it and the suite finds the
 # IP address its rdma_cm tests use.

@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 #
-# Stage 2 of the guest, PID 1, running on the host's root filesystem
-# (read-only over 9p) with tmpfs where programs write. Runs what SIW_MODE
-# asks for, writes the verdict into the output share, and powers off.
+# Stage 2 of the guest, PID 1, running on the root tree run.sh --root
+# gave (this host's or a release's, read-only over 9p) with tmpfs where
+# programs write. Runs what SIW_MODE asks for, writes the verdict into the
+# output share, and powers off.
 #
 #   SIW_MODE=test   run the in-VM tests named in SIW_TESTS (or all)
 #   SIW_MODE=shell  an interactive shell on the console
@@ -48,12 +49,12 @@ for a in 127.0.0.1 ::1; do
 done
 sleep 1
 echo 1 > /proc/sys/kernel/sysrq
-# The programs scripts/guest-pkgs.sh unpacked (iscsiadm, multipathd,
-# pyverbs...) appear at their usual paths: its /usr laid over ours,
+# On this host's tree, the programs scripts/guest-pkgs.sh unpacked
+# (iscsiadm, multipathd, pyverbs...) appear at their usual paths: its /usr laid over ours,
 # read-only; /etc likewise, with a tmpfs on top, since blktests and the
 # daemons write there.
-pkgs=$SIW_DIR/build/guest-pkgs/root
-if [ -d "$pkgs/usr" ]; then
+pkgs=${SIW_GUEST_PKGS:-}
+if [ -n "$pkgs" ] && [ -d "$pkgs/usr" ]; then
 	# /lib is /usr/lib: the overlay hides stage 1's bind of the guest
 	# kernel's modules, so bind them again on top.
 	if mount -t overlay overlay -o "ro,lowerdir=$pkgs/usr:/usr" /usr; then

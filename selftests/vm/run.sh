@@ -18,6 +18,10 @@
 #   --kcache DIR     where kernel.sh unpacked it
 #   --module PATH    siw.ko built for ABI
 #   --out DIR        output directory (console logs, TAP, dmesg)
+#   --root DIR       the guests' root filesystem, read-only: / (this
+#                    host's, with scripts/guest-pkgs.sh's packages laid
+#                    over it; the default) or a release's tree
+#                    (scripts/chroot.sh) with everything installed
 #   --timeout SECS   wall-clock limit of the whole boot (default: for
 #                    test, the sum of the tests' own timeouts plus 300;
 #                    otherwise 1500; times SIW_TIMEOUT_SCALE)
@@ -35,13 +39,14 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-abi= kcache= module= out= timeout_s= debug=0
+abi= kcache= module= out= timeout_s= debug=0 root=/
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--abi) abi=$2; shift 2 ;;
 	--kcache) kcache=$2; shift 2 ;;
 	--module) module=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
+	--root) root=$2; shift 2 ;;
 	--timeout) timeout_s=$2; shift 2 ;;
 	--debug) debug=1; shift ;;
 	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
@@ -74,6 +79,7 @@ kroot=$kcache/$abi/root
 vmlinuz=$kroot/boot/vmlinuz-$abi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+root=$(cd "$root" && pwd) || { echo "run.sh: no root tree at $root" >&2; exit 2; }
 module=$(cd "$(dirname "$module")" && pwd)/$(basename "$module")
 
 # The guest's /lib/modules: the Debian kernel's modules (hard links, no
@@ -107,6 +113,9 @@ boot_guest() {
 	append+=" SIW_DIR=$top SIW_OUT=$gout SIW_SHARE=$gshare SIW_MODROOT=$modroot"
 	append+=" SIW_KBOOT=$(realpath "$kroot/boot")"
 	append+=" SIW_MODE=$gmode SIW_DEBUG=$debug SIW_TIMEOUT_SCALE=$scale"
+	# This host's tree lacks what only guests may run; a release's tree
+	# has it installed.
+	[ "$root" = / ] && append+=" SIW_GUEST_PKGS=$top/build/guest-pkgs/root"
 	# The debug kernel's checkers mostly WARN: the first one ends the
 	# guest, with its report on the console.
 	[ $debug = 1 ] && append+=" panic_on_warn=1"
@@ -133,7 +142,7 @@ boot_guest() {
 	exec qemu-system-x86_64 -name "$name" -machine q35 -cpu max -smp 2 -m "$mem" \
 		-nodefaults -no-reboot -display none -vga none \
 		-kernel "$vmlinuz" -initrd "$initrd" -append "$append" \
-		-fsdev local,id=hostroot,path=/,readonly=on,security_model=none,multidevs=remap \
+		-fsdev local,id=hostroot,path="$root",readonly=on,security_model=none,multidevs=remap \
 		-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
 		-fsdev local,id=siwtree,path="$top",readonly=on,security_model=none,multidevs=remap \
 		-device virtio-9p-pci,fsdev=siwtree,mount_tag=siwtree \
