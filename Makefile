@@ -64,14 +64,21 @@ walkthrough:
 shell:
 	KVER=$(KVER) DEBUG=$(DEBUG) selftests/shell-vm.sh
 
+# DKMS builds for the running kernel, or for DKMS_KVER when given (the
+# tests install into a release's tree for the guest's kernel). Sources
+# only go to /usr/src: no object of a build here for another kernel.
+DKMS_KVER ?=
 install:
 	@if command -v dkms >/dev/null; then \
 		set -e; \
 		rm -rf /usr/src/siw-$(PACKAGE_VERSION); \
 		mkdir -p /usr/src/siw-$(PACKAGE_VERSION); \
-		cp -r dkms.conf siw uapi /usr/src/siw-$(PACKAGE_VERSION)/; \
+		tar -c --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
+			--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.cmd' \
+			--exclude=modules.order --exclude=Module.symvers \
+			dkms.conf siw uapi | tar -x -C /usr/src/siw-$(PACKAGE_VERSION); \
 		dkms add -m siw -v $(PACKAGE_VERSION); \
-		dkms install -m siw -v $(PACKAGE_VERSION); \
+		dkms install -m siw -v $(PACKAGE_VERSION) $(if $(DKMS_KVER),-k $(DKMS_KVER)); \
 	else \
 		$(MAKE) modules && \
 		$(MAKE) -C $(KDIR) M=$(CURDIR)/siw modules_install && depmod -a; \

@@ -16,7 +16,7 @@ siw_build_packages=(
 siw_guest_packages=(
 	iproute2 iputils-ping ethtool procps kmod
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
-	tcpdump nvme-cli fio nfs-kernel-server linux-perf
+	tcpdump nvme-cli fio nfs-kernel-server linux-perf busybox-static
 )
 
 # What the guests run that must not be installed on a host (it would
@@ -26,3 +26,7 @@ siw_guest_packages=(
 siw_guest_only_packages=(
 	python3-pyverbs open-iscsi multipath-tools sg3-utils xfsprogs
 )
+
+# In a release's tree only: DKMS, which builds the module the guests load
+# there (`make install`, as a user of that release runs it).
+siw_dkms_packages=(dkms)

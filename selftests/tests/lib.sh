@@ -22,6 +22,7 @@
 #   192.0.2.1/24, 2001:db8::1/64        192.0.2.2/24, 2001:db8::2/64
 
 SIW_DIR=${SIW_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+. "$(dirname "${BASH_SOURCE[0]}")/rdma-qp.sh"
 NS1=siw-a-$$
 NS2=siw-b-$$
 IF1=veth-a
@@ -257,7 +258,7 @@ lio_rd_disk() {
 # MPA revision REV and CRC use CRC.
 mpa_negotiated() {
 	local out n
-	out=$(rdma -dd resource show qp 2>&1 | grep "^link $1/1 " | grep ' state RTS ')
+	out=$(rdma_qp_lines | grep "^link $1/1 " | grep ' state RTS ')
 	n=$(echo "$out" | grep -c .)
 	echo "$n QPs in RTS"
 	[ "$n" -ge "${4:-2}" ] || return 1

@@ -12,7 +12,8 @@
 want_rev=$1 want_crc=$2 want_rtr=$3 want_gso=${4:-}
 read -r a_ird a_ord b_ird b_ord <<< "${MPA_EXPECT_IRDORD:-}"
 declare -A irdord=([siw_a]="$a_ird $a_ord" [siw_b]="$b_ird $b_ord")
-out=$(rdma -dd resource show qp 2>&1)
+. "$(dirname "$0")/rdma-qp.sh"
+out=$(rdma_qp_lines)
 echo "$out" | sed 's/^/# /'
 ok=0
 for dev in siw_a siw_b; do

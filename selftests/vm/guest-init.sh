@@ -49,11 +49,28 @@ for a in 127.0.0.1 ::1; do
 done
 sleep 1
 echo 1 > /proc/sys/kernel/sysrq
+# Tracing flips static keys in the scheduler's hot path: enabling or
+# disabling any trace event (81-walkthrough's siw events, trace-cmd)
+# registers or drops ftrace's sched_switch and sched_wakeup probes (it
+# records task names), and the kernel patches __schedule live. Under TCG
+# that patching raced the other vCPU and killed a 6.12 guest with a stray
+# int3 in __schedule, as above. Those events, enabled for the guest's
+# whole life in a tracing instance of their own that records nothing,
+# keep the keys on: nothing in __schedule is patched again.
+tr=/sys/kernel/tracing
+mountpoint -q $tr || mount -t tracefs tracefs $tr 2>/dev/null
+if mkdir $tr/instances/siw-keys 2>/dev/null; then
+	echo 0 > $tr/instances/siw-keys/tracing_on
+	for e in sched_switch sched_wakeup sched_wakeup_new; do
+		echo 1 > $tr/instances/siw-keys/events/sched/$e/enable
+	done
+fi
 # On this host's tree, the programs scripts/guest-pkgs.sh unpacked
-# (iscsiadm, multipathd, pyverbs...) appear at their usual paths: its /usr laid over ours,
-# read-only; /etc likewise, with a tmpfs on top, since blktests and the
-# daemons write there.
+# (iscsiadm, multipathd, pyverbs...) appear at their usual paths: its
+# /usr laid over ours, read-only, and its /etc under ours (below). A
+# release's tree has them installed.
 pkgs=${SIW_GUEST_PKGS:-}
+etc_lower=/etc
 if [ -n "$pkgs" ] && [ -d "$pkgs/usr" ]; then
 	# /lib is /usr/lib: the overlay hides stage 1's bind of the guest
 	# kernel's modules, so bind them again on top.
@@ -63,11 +80,19 @@ if [ -n "$pkgs" ] && [ -d "$pkgs/usr" ]; then
 	else
 		echo "guest: laying $pkgs/usr over /usr failed" > /dev/console
 	fi
-	mkdir -p /run/etc/upper /run/etc/work
-	mount -t overlay overlay \
-		-o "lowerdir=$pkgs/etc:/etc,upperdir=/run/etc/upper,workdir=/run/etc/work" /etc ||
-		echo "guest: laying $pkgs/etc over /etc failed" > /dev/console
+	etc_lower=$pkgs/etc:/etc
 fi
+# /etc and /var writable, in memory: daemons and tests write there
+# (iscsid's node records under /var/lib/iscsi or /etc/iscsi, its
+# initiator name, blktests' configuration, nfsd's state).
+for d in etc var; do
+	mkdir -p /run/$d/upper /run/$d/work
+	lower=/$d
+	[ $d = etc ] && lower=$etc_lower
+	mount -t overlay overlay \
+		-o "lowerdir=$lower,upperdir=/run/$d/upper,workdir=/run/$d/work" /$d ||
+		echo "guest: a writable /$d over $lower failed" > /dev/console
+done
 # /boot as for the kernel running: its config-$(uname -r) is where tests
 # (blktests) look for the kernel's configuration.
 [ -d "${SIW_KBOOT:-}" ] && mount --bind "$SIW_KBOOT" /boot
