@@ -3,9 +3,10 @@
 # Sourced by check.sh, demo-vm.sh, shell-vm.sh and bench-vm.sh: install
 # what is missing, fetch the Debian kernel of series $KVER (or, with
 # DEBUG=1, build the debug kernel of the 6.1 series), and build siw.ko
-# against exactly that kernel. Sets $top, $kver, $debug, $abi and
+# against exactly that kernel. Sets $top, $kver, $debug, $abi,
 # $guest_root (the tree the guests boot into: this host's, or for a
-# kernel of another release that release's tree); returns non-zero on
+# kernel of another release that release's tree) and $siw_module (the
+# module they load: DKMS's in a release's tree); returns non-zero on
 # failure.
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 kver=${KVER:-6.1}
@@ -40,7 +41,8 @@ prepare() {
 		. scripts/packages.sh
 		croot=$(scripts/chroot.sh "$release" build/chroots \
 			"${siw_build_packages[@]}" "${siw_guest_packages[@]}" \
-			"${siw_guest_only_packages[@]}" "linux-headers-$abi") || return 1
+			"${siw_guest_only_packages[@]}" "${siw_dkms_packages[@]}" \
+			"linux-headers-$abi") || return 1
 		# Where the guest binds its kernel's modules.
 		mkdir -p "$croot/usr/lib/modules" || return 1
 		kdir=/usr/src/linux-headers-$abi
@@ -48,6 +50,7 @@ prepare() {
 		in_tree "$croot" make -s modules KDIR="$kdir" KCFLAGS=-Werror W=1 || return 1
 		echo "== building the kernel verbs test module in $release's tree"
 		in_tree "$croot" make -s kverbs KDIR="$kdir" KCFLAGS=-Werror W=1 || return 1
+		dkms_module "$croot" "$release" || return 1
 		echo "== building the test programs in $release's tree"
 		userspace_for "$release" && in_tree "$croot" make -s -C userspace || return 1
 		guest_root=$croot
@@ -69,7 +72,38 @@ prepare() {
 		echo "== building the test programs"
 		userspace_for host && make -s -C userspace || return 1
 		guest_root=/
+		siw_module=siw/siw.ko
 	fi
+}
+
+# dkms_module ROOT RELEASE: `make install` in the release's tree for the
+# guest's kernel, through that release's DKMS, and the module it
+# installed becomes the one the guests load ($siw_module).
+dkms_module() {
+	local root=$1 release=$2 ver ko out=build/dkms-$2
+	ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+	echo "== DKMS in $release's tree ($(chroot "$root" dpkg-query -W -f='dkms ${Version}' dkms)): make install DKMS_KVER=$abi"
+	in_tree "$root" sh -c "dkms remove -m siw -v $ver --all >/dev/null 2>&1
+		make -s install DKMS_KVER=$abi" > build/dkms-$release.log 2>&1 || {
+		cat build/dkms-$release.log
+		echo "DKMS failed in $release's tree (above; its make.log under $root/var/lib/dkms/siw/)" >&2
+		return 1
+	}
+	ko=$(ls "$root/lib/modules/$abi/updates/dkms"/siw.ko* 2>/dev/null | head -1)
+	if [ -z "$ko" ]; then
+		echo "DKMS installed no siw.ko under /lib/modules/$abi/updates/dkms in $release's tree" >&2
+		return 1
+	fi
+	rm -rf "$out" && mkdir -p "$out" || return 1
+	case $ko in
+	*.ko) cp "$ko" "$out/siw.ko" ;;
+	*.ko.xz) xz -dc "$ko" > "$out/siw.ko" ;;
+	*.ko.zst) zstd -qdc "$ko" > "$out/siw.ko" ;;
+	*.ko.gz) gzip -dc "$ko" > "$out/siw.ko" ;;
+	*) echo "DKMS installed $ko: an unknown compression" >&2; return 1 ;;
+	esac || return 1
+	echo "   the guests load $ko (built by DKMS)"
+	siw_module=$out/siw.ko
 }
 
 # userspace_for WHERE: the test programs of another tree (this host's, or
@@ -105,6 +139,6 @@ in_tree() {
 run_vm() {
 	local opts=()
 	[ $debug = 1 ] && opts+=(--debug)
-	selftests/vm/run.sh --abi "$abi" --kcache build/kernels --module siw/siw.ko \
+	selftests/vm/run.sh --abi "$abi" --kcache build/kernels --module "$siw_module" \
 		--root "$guest_root" "${opts[@]}" "$@"
 }
