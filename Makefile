@@ -5,6 +5,7 @@
 #   make                 build siw/siw.ko against KDIR
 #   make kverbs          build the kernel verbs test module (selftests/kverbs)
 #   make check           install what is missing, build, run host and in-VM tests
+#   make check-all       make check on every target kernel (TARGETS), one summary
 #   make fuzz            fuzz the protocol core, FUZZ_TIME seconds per target
 #   make demo            boot a VM and show siw between two network namespaces
 #   make walkthrough     rewrite the excerpts in Documentation/protocol.rst
@@ -13,7 +14,8 @@
 #   make install         install the module (DKMS when present)
 #   make uninstall       remove it again
 #
-# KVER selects the Debian kernel series of the test VM: 6.1 (default) or 6.12.
+# KVER selects the Debian kernel of the test VM: 6.1 (bookworm, the
+# default), 6.12 (trixie) or 7.2 (sid; KVER=sid follows it).
 # DEBUG=1 runs check, shell and demo on the debug build of the 6.1 kernel
 # (scripts/debug-kernel.sh: lockdep, KASAN, kmemleak...).
 # T="test ..." runs only the named in-VM tests.
@@ -43,6 +45,11 @@ kverbs:
 
 check:
 	KVER=$(KVER) DEBUG=$(DEBUG) T="$(T)" selftests/check.sh
+
+# Every target's whole suite (about 35 minutes each without KVM).
+TARGETS ?= 6.1 6.12 7.2
+check-all:
+	scripts/check-targets.sh $(TARGETS)
 
 # The benchmark (not part of check: these machines are noisy): siw against
 # raw TCP and rdma_rxe in one boot, then NVMe-oF and guest profiles, then
@@ -103,4 +110,4 @@ clean:
 distclean: clean
 	rm -rf build
 
-.PHONY: all modules kverbs check bench fuzz demo walkthrough shell install uninstall clean distclean
+.PHONY: all modules kverbs check check-all bench fuzz demo walkthrough shell install uninstall clean distclean
