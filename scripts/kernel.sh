@@ -40,13 +40,16 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 # The release a series comes from, when it is not this host's own, and
 # the version prefix to look for (none: the newest there).
-release= prefix=$kver.
+# 6.12-rt is trixie's PREEMPT_RT flavour (the linux-image-rt-amd64
+# meta-package).
+release= prefix=$kver. meta=linux-image-amd64
 case "$kver" in
 6.1) ;;
 6.12|trixie) release=trixie prefix=6.12. ;;
+6.12-rt|trixie-rt) release=trixie prefix=6.12. meta=linux-image-rt-amd64 ;;
 sid) release=sid prefix= ;;
 7.*) release=sid ;;
-*) die "unknown kernel series '$kver' (6.1, 6.12 or trixie, 7.2 or sid)" ;;
+*) die "unknown kernel series '$kver' (6.1, 6.12 or trixie, 6.12-rt, 7.2 or sid)" ;;
 esac
 if [ $mode = release ]; then
 	echo "$release"
@@ -70,14 +73,14 @@ apt_cache() {
 # (The awk programs read their whole input: one that exits early may kill
 # apt-cache with SIGPIPE, which pipefail and set -e turn into a silent
 # exit of this script.)
-meta_version=$(apt_cache madison linux-image-amd64 |
+meta_version=$(apt_cache madison $meta |
 	awk -v k="$prefix" '!v && index($3, k) == 1 { v = $3; print v }')
 [ -n "$meta_version" ] ||
-	die "no linux-image-amd64 of series $kver in the apt lists of ${release:-this host} (run scripts/deps.sh)"
+	die "no $meta of series $kver in the apt lists of ${release:-this host} (run scripts/deps.sh)"
 
-image_pkg=$(apt_cache depends "linux-image-amd64=$meta_version" |
+image_pkg=$(apt_cache depends "$meta=$meta_version" |
 	awk '!p && /Depends: linux-image-[0-9]/ { p = $2; print p }')
-[ -n "$image_pkg" ] || die "cannot resolve the image package of linux-image-amd64=$meta_version"
+[ -n "$image_pkg" ] || die "cannot resolve the image package of $meta=$meta_version"
 abi=${image_pkg#linux-image-}
 image_version=$(apt_cache madison "$image_pkg" | awk 'NR == 1 { print $3 }')
 [ -n "$image_version" ] || die "cannot resolve the version of $image_pkg"

@@ -3,13 +3,15 @@
 #
 # check.sh: what `make check` runs.
 #
-#   KVER=6.1|6.12   Debian kernel series of the guest (default 6.1)
+#   KVER=6.1|6.12|6.12-rt|7.2|sid   the Debian kernel of the guest
+#                   (default 6.1; README, Targets)
 #   DEBUG=1         the guests run the debug kernel (scripts/debug-kernel.sh:
 #                   lockdep, KASAN, kmemleak, debug objects, UBSAN, KFENCE;
 #                   6.1 only), benchmarks skipped
 #   FUZZ_TIME=N     seconds of fuzzing per target (default 30)
 #   T="name ..."    run only these in-VM tests (names from selftests/tests,
-#                   or "twovm" for the two-guest topology)
+#                   "twovm" for the two-guest topology, "interop" for
+#                   upstream siw against this one, "fuzz")
 #
 # Installs what is missing (scripts/deps.sh), fetches and unpacks the
 # Debian kernel (scripts/kernel.sh), builds siw.ko against exactly that
@@ -64,12 +66,13 @@ if [ $fuzz = 1 ]; then
 fi
 
 # Split T into single-VM tests and the two-VM topology.
-vm_tests=() twovm=1
+vm_tests=() twovm=1 interop=1
 if [ -n "$tests" ]; then
-	twovm=0
+	twovm=0 interop=0
 	for t in $tests; do
 		case $t in
 		twovm) twovm=1 ;;
+		interop) interop=1 ;;
 		fuzz) ;;
 		*) vm_tests+=("$t") ;;
 		esac
@@ -143,21 +146,41 @@ if [ $walk = 1 ]; then
 	fi
 fi
 
+# pair_results DIR NAME: the two guests' TAP of a two-guest run in DIR,
+# each case prefixed with its guest, into $results/NAME1.tap and NAME2.tap.
+pair_results() {
+	local i f
+	for i in 1 2; do
+		f=$1/vm$i/results.tap
+		if [ -f "$f" ]; then
+			sed -e "s/^\(\(not \)\?ok [0-9]* - \)/\1$2 vm$i: /" \
+				-e "s/^# SKIP /# SKIP $2 vm$i: /" "$f" > "$results/$2$i.tap"
+		else
+			echo "not ok 1 - $2 vm$i: the guest produced no results (see ${f%/*}/console.log)" > "$results/$2$i.tap"
+		fi
+		grep -E '^not ok' -B12 -A16 "$results/$2$i.tap" || true
+	done
+}
+
 if [ $twovm = 1 ]; then
 	echo "== two-VM tests on $abi"
 	if ! run_vm --out "build/vm/twovm-$abi" twovm; then
 		extra_failed=1
 	fi
-	for i in 1 2; do
-		f=build/vm/twovm-$abi/vm$i/results.tap
-		if [ -f "$f" ]; then
-			sed -e "s/^\(\(not \)\?ok [0-9]* - \)/\1vm$i: /" \
-				-e "s/^# SKIP /# SKIP vm$i: /" "$f" > "$results/twovm$i.tap"
-		else
-			echo "not ok 1 - vm$i: the guest produced no results (see ${f%/*}/console.log)" > "$results/twovm$i.tap"
+	pair_results "build/vm/twovm-$abi" twovm
+fi
+
+# Upstream siw of the same kernel in one guest, this siw in the other.
+if [ $interop = 1 ]; then
+	echo "== interoperability with upstream siw of $abi (guest 1: upstream, guest 2: this siw)"
+	if ! build_upstream; then
+		echo "not ok 1 - interop: upstream siw of $abi built (see above)" > "$results/interop1.tap"
+	else
+		if ! run_vm --out "build/vm/interop-$abi" --upstream "$upstream_ko" interop; then
+			extra_failed=1
 		fi
-		grep -E '^not ok' -B12 -A16 "$results/twovm$i.tap" || true
-	done
+		pair_results "build/vm/interop-$abi" interop
+	fi
 fi
 
 # A skipped case is no pass.

@@ -6,7 +6,8 @@
 # against exactly that kernel. Sets $top, $kver, $debug, $abi,
 # $guest_root (the tree the guests boot into: this host's, or for a
 # kernel of another release that release's tree) and $siw_module (the
-# module they load: DKMS's in a release's tree); returns non-zero on
+# module they load: DKMS's in a release's tree), $release, $croot and
+# $kdir (where and against what modules are built); returns non-zero on
 # failure.
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 kver=${KVER:-6.1}
@@ -32,8 +33,8 @@ prepare() {
 		scripts/deps.sh "$kver" || return 1
 		abi=$(scripts/kernel.sh "$kver" build/kernels) || return 1
 	fi
-	local release croot kdir
 	release=$(scripts/kernel.sh --release "$kver") || return 1
+	croot=
 	if [ -n "$release" ]; then
 		# Built as that release builds it, run on its userland: its
 		# headers package, its compiler and libraries, in its own tree
@@ -74,6 +75,27 @@ prepare() {
 		guest_root=/
 		siw_module=siw/siw.ko
 	fi
+}
+
+# build_upstream: upstream siw of the same kernel (scripts/upstream-siw-
+# src.sh), as it is and with try_gso set, built out of tree against it
+# where siw.ko was built (this host, or the release's tree), into
+# build/upstream-siw-<version>/ko/{siw,siw-gso}.ko ($upstream_ko). After
+# prepare.
+build_upstream() {
+	local src v
+	src=$(scripts/upstream-siw-src.sh "$kver" build) || return 1
+	for v in siw siw-gso; do
+		if [ -n "$croot" ]; then
+			in_tree "$croot" make -s -C "$kdir" M="$src/$v" modules || return 1
+		else
+			make -s -C "$kdir" M="$src/$v" modules || return 1
+		fi
+	done
+	mkdir -p "$src/ko" &&
+	cp "$src/siw/siw.ko" "$src/ko/siw.ko" &&
+	cp "$src/siw-gso/siw.ko" "$src/ko/siw-gso.ko" || return 1
+	upstream_ko=$src/ko
 }
 
 # dkms_module ROOT RELEASE: `make install` in the release's tree for the

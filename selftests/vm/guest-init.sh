@@ -11,6 +11,8 @@
 #   SIW_MODE=demo   the README's demo
 #   SIW_MODE=bench  the benchmarks named in SIW_TESTS (selftests/bench/)
 #   SIW_MODE=peer   one guest of the two-VM topology (SIW_VM=1 or 2)
+#   SIW_MODE=interop  one guest of the interoperability run with upstream
+#                   siw (guest-interop.sh)
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root TERM=${TERM:-linux} LANG=C.UTF-8
 cd /
@@ -118,8 +120,8 @@ bench)
 	done
 	echo $rc > "$out/exit-code"
 	;;
-peer)
-	"$SIW_DIR/selftests/vm/guest-run-tests.sh" "$SIW_DIR/selftests/vm/guest-peer.sh" \
+peer|interop)
+	"$SIW_DIR/selftests/vm/guest-run-tests.sh" "$SIW_DIR/selftests/vm/guest-$SIW_MODE.sh" \
 		> "$out/results.tap" 2>"$out/tests.stderr"
 	echo $? > "$out/exit-code"
 	;;

@@ -12,10 +12,8 @@
 # Fabrics, iSCSI over iSER and SRP from guest 2 to targets in guest 1). The
 # guests meet at barriers: files in the output share they both mount.
 . "$SIW_DIR/selftests/tests/lib.sh"
+. "$SIW_DIR/selftests/vm/peer-lib.sh"
 
-me=$SIW_VM
-peer=$((3 - me))
-share=$SIW_SHARE
 # 12 cases in both guests, then NVMe: 3 in the target's, 12 in the
 # host's; iSER: 5 and 19; SRP: 8 and 16; 3 at the end.
 if [ "$me" = 1 ]; then
@@ -24,21 +22,7 @@ else
 	plan 62
 fi
 
-# barrier NAME [SECS]: wait until the peer reached the same point. A peer
-# that never comes fails its own run (it crashed or hung); here the
-# cases that needed it fail.
-barrier() {
-	touch "$share/vm$me/barrier-$1"
-	wait_for "${2:-120}" test -e "$share/vm$peer/barrier-$1" ||
-		echo "# barrier $1: the other guest did not arrive"
-}
-
-check "virtio_net loads" modprobe virtio_net
-check_wait "eth0 appears" 10 test -e /sys/class/net/eth0
-check "eth0 addresses" sh -c "ip addr add 192.0.2.1$me/24 dev eth0 &&
-	ip -6 addr add 2001:db8::1$me/64 dev eth0 nodad && ip link set eth0 up"
-check_wait "IPv4 path to the peer" 60 ping -c1 -W1 "192.0.2.1$peer"
-check_wait "IPv6 path to the peer" 30 ping -6 -c1 -W1 "2001:db8::1$peer"
+peer_net_up
 check "modprobe siw" modprobe siw
 check "rdma link add siw0 on eth0" rdma link add siw0 type siw netdev eth0
 check_wait "siw0 port active" 10 port_state_is siw0 PORT_ACTIVE
@@ -47,36 +31,6 @@ check "ibv_devinfo through the stock provider: iWARP" \
 barrier siw-up
 check "traffic still flows with siw attached" ping -c3 -i0.2 -W2 "192.0.2.1$peer"
 
-# RDMA between the guests: guest 1 serves, guest 2 connects once the
-# server listens (a new TCP listener: siw's kernel socket).
-listeners() { ss -ltnH | wc -l; }
-more_listeners() { [ "$(listeners)" -gt "$1" ]; }
-rdma_between() { # NAME SECS SERVER_CMD CLIENT_CMD
-	local log=/tmp/peer.$$.log rc before spid
-	barrier "start-$1"
-	if [ "$me" = 1 ]; then
-		before=$(listeners)
-		echo "+ server: $3"
-		timeout "$2" $3 > "$log" 2>&1 &
-		spid=$!
-		wait_for 30 more_listeners "$before" ||
-			echo "# the server is not listening after 30 s"
-		barrier "listening-$1"
-		wait $spid
-		rc=$?
-	else
-		barrier "listening-$1"
-		echo "+ client: $4"
-		timeout "$2" $4 > "$log" 2>&1
-		rc=$?
-	fi
-	if [ $rc = 0 ]; then
-		ok "$1"
-	else
-		fail "$1" "$(tail -15 "$log")"
-	fi
-	barrier "end-$1"
-}
 rdma_between "rping -V -C 100 between the guests" 240 \
 	"rping -s -a 192.0.2.11 -V -C 100 -S 4096" \
 	"rping -c -a 192.0.2.11 -V -C 100 -S 4096"

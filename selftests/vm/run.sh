@@ -12,6 +12,8 @@
 #           (with NAMEs: the benchmarks selftests/bench/NAME.sh in both)
 #   bench   the benchmarks named (selftests/bench/NAME.sh); each writes
 #           its report into the output directory
+#   interop two guests as for twovm: guest 1 runs upstream siw (--upstream),
+#           guest 2 this one (guest-interop.sh)
 #
 # Options:
 #   --abi ABI        Debian kernel ABI (from scripts/kernel.sh)
@@ -25,6 +27,8 @@
 #   --timeout SECS   wall-clock limit of the whole boot (default: for
 #                    test, the sum of the tests' own timeouts plus 300;
 #                    otherwise 1500; times SIW_TIMEOUT_SCALE)
+#   --upstream DIR   for interop: upstream siw built for ABI, DIR/siw.ko
+#                    and DIR/siw-gso.ko
 #   --debug          ABI is the debug kernel (scripts/debug-kernel.sh):
 #                    the guest panics on a WARN (panic_on_warn=1), uses
 #                    4-level paging (no5lvl, see boot_guest), loads
@@ -39,7 +43,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-abi= kcache= module= out= timeout_s= debug=0 root=/
+abi= kcache= module= out= timeout_s= debug=0 root=/ upstream=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--abi) abi=$2; shift 2 ;;
@@ -47,6 +51,7 @@ while [ $# -gt 0 ]; do
 	--module) module=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--root) root=$2; shift 2 ;;
+	--upstream) upstream=$2; shift 2 ;;
 	--timeout) timeout_s=$2; shift 2 ;;
 	--debug) debug=1; shift ;;
 	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
@@ -56,8 +61,8 @@ done
 mode=${1:-}
 shift || true
 case "$mode" in
-test|shell|demo|twovm|bench) ;;
-*) echo "usage: run.sh --abi ABI --kcache DIR --module siw.ko --out DIR test|shell|demo|twovm|bench [NAME...]" >&2
+test|shell|demo|twovm|bench|interop) ;;
+*) echo "usage: run.sh --abi ABI --kcache DIR --module siw.ko --out DIR test|shell|demo|twovm|bench|interop [NAME...]" >&2
    exit 2 ;;
 esac
 for v in abi kcache module out; do
@@ -197,11 +202,16 @@ test|demo|bench)
 	}
 	start_single
 	;;
-twovm)
+twovm|interop)
 	# Without names each guest runs guest-peer.sh (the tests); with
-	# names, the benchmarks selftests/bench/NAME.sh in both guests.
+	# names, the benchmarks selftests/bench/NAME.sh in both guests;
+	# interop: guest-interop.sh, upstream siw in guest 1.
 	gmode=peer genv=
-	if [ $# -gt 0 ]; then
+	if [ "$mode" = interop ]; then
+		[ -f "$upstream/siw.ko" ] && [ -f "$upstream/siw-gso.ko" ] ||
+			{ echo "run.sh: interop needs --upstream DIR with siw.ko and siw-gso.ko" >&2; exit 2; }
+		gmode=interop genv="SIW_UPSTREAM=$(cd "$upstream" && pwd)"
+	elif [ $# -gt 0 ]; then
 		gmode=bench
 		genv="SIW_TESTS=$(IFS=,; echo "$*")"
 		for v in BENCH_REPS BENCH_SECS BENCH_MIB; do

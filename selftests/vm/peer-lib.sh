@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
+#
+# Sourced by the scripts of the two-guest topology (guest-peer.sh,
+# guest-interop.sh), after selftests/tests/lib.sh. SIW_VM is 1 or 2; the
+# guests are 192.0.2.11 and 192.0.2.12 on eth0 (and 2001:db8::11, ::12),
+# and meet at barriers: files in the output share they both mount.
+me=$SIW_VM
+peer=$((3 - me))
+share=$SIW_SHARE
+
+# barrier NAME [SECS]: wait until the peer reached the same point. A peer
+# that never comes fails its own run (it crashed or hung); here the
+# cases that needed it fail.
+barrier() {
+	touch "$share/vm$me/barrier-$1"
+	wait_for "${2:-120}" test -e "$share/vm$peer/barrier-$1" ||
+		echo "# barrier $1: the other guest did not arrive"
+}
+
+# eth0 up with this guest's addresses, and the peer reachable: 5 cases.
+peer_net_up() {
+	check "virtio_net loads" modprobe virtio_net
+	check_wait "eth0 appears" 10 test -e /sys/class/net/eth0
+	check "eth0 addresses" sh -c "ip addr add 192.0.2.1$me/24 dev eth0 &&
+		ip -6 addr add 2001:db8::1$me/64 dev eth0 nodad && ip link set eth0 up"
+	check_wait "IPv4 path to the peer" 60 ping -c1 -W1 "192.0.2.1$peer"
+	check_wait "IPv6 path to the peer" 30 ping -6 -c1 -W1 "2001:db8::1$peer"
+}
+
+# RDMA between the guests: the server guest starts SERVER_CMD, the other
+# runs CLIENT_CMD once the server listens (a new TCP listener: the siw
+# kernel socket). One case in each guest, with its own side's outcome.
+listeners() { ss -ltnH | wc -l; }
+more_listeners() { [ "$(listeners)" -gt "$1" ]; }
+rdma_pair() { # NAME SECS SERVER_VM SERVER_CMD CLIENT_CMD
+	local log=/tmp/peer.$$.log rc before spid
+	barrier "start-$1"
+	if [ "$me" = "$3" ]; then
+		before=$(listeners)
+		echo "+ server: $4"
+		timeout "$2" $4 > "$log" 2>&1 &
+		spid=$!
+		wait_for 30 more_listeners "$before" ||
+			echo "# the server is not listening after 30 s"
+		barrier "listening-$1"
+		wait $spid
+		rc=$?
+	else
+		barrier "listening-$1"
+		echo "+ client: $5"
+		timeout "$2" $5 > "$log" 2>&1
+		rc=$?
+	fi
+	if [ $rc = 0 ]; then
+		ok "$1"
+	else
+		fail "$1" "$(tail -15 "$log")"
+	fi
+	barrier "end-$1"
+}
+# rdma_between NAME SECS SERVER_CMD CLIENT_CMD: guest 1 serves.
+rdma_between() { rdma_pair "$1" "$2" 1 "$3" "$4"; }
