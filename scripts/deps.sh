@@ -23,7 +23,7 @@ esac
 # and what the guests run from this host's tree (scripts/packages.sh).
 packages=(
 	bc cpio xz-utils zstd dwarves clang libclang-rt-14-dev
-	qemu-system-x86 tshark gnuplot-nox debootstrap
+	qemu-system-x86 tshark debootstrap
 	linux-headers-amd64
 	"${siw_build_packages[@]}" "${siw_guest_packages[@]}"
 )

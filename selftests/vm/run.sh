@@ -85,6 +85,8 @@ vmlinuz=$kroot/boot/vmlinuz-$abi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 root=$(cd "$root" && pwd) || { echo "run.sh: no root tree at $root" >&2; exit 2; }
+third=${SIW_THIRD_PARTY:-$top/../shared/third-party}
+[ -d "$third" ] && third=$(cd "$third" && pwd)
 module=$(cd "$(dirname "$module")" && pwd)/$(basename "$module")
 
 # The guest's /lib/modules: the Debian kernel's modules (hard links, no
@@ -141,6 +143,15 @@ boot_guest() {
 	# is the same.
 	[ $debug = 1 ] && append+=" nvme_core.multipath=N"
 	append+=" $genv"
+	# The third-party suites (../shared/third-party, or SIW_THIRD_PARTY),
+	# read-only at a path of their own: a release's tree does not have
+	# the host's.
+	local third_args=()
+	if [ -d "$third" ]; then
+		third_args=(-fsdev "local,id=third,path=$third,readonly=on,security_model=none,multidevs=remap"
+			-device virtio-9p-pci,fsdev=third,mount_tag=thirdparty)
+		append+=" SIW_THIRD_PARTY=/run/third-party"
+	fi
 	local serial="file:$gout/console.log"
 	[ "$gmode" = shell ] && serial=mon:stdio
 	# exec: the caller's $! is then qemu itself, which a timeout kills.
@@ -153,7 +164,7 @@ boot_guest() {
 		-device virtio-9p-pci,fsdev=siwtree,mount_tag=siwtree \
 		-fsdev local,id=out,path="$gshare",security_model=none \
 		-device virtio-9p-pci,fsdev=out,mount_tag=out \
-		-serial "$serial" "$@"
+		"${third_args[@]}" -serial "$serial" "$@"
 }
 
 # The console log is scanned for what must never happen in the guest
@@ -167,14 +178,21 @@ log_clean() {
 	return 1
 }
 
-# A single guest's one NIC, a virtio-net PCI device on a QEMU hub with no
-# other port: whatever it sends goes nowhere (QEMU's warning that hub 0
-# is not connected to a host network says just that). It is there for
-# what needs siw on a NIC with a bus device behind it, as on a real
-# machine (/sys/class/infiniband/<dev>/device/net: rdma-core's tests find
-# their IP address that way); tests give it 192.0.2.0/24 addresses.
-lone_nic=(-netdev hubport,id=nic0,hubid=0
+# A single guest's one NIC, a virtio-net PCI device on a QEMU hub. It is
+# there for what needs siw on a NIC with a bus device behind it, as on a
+# real machine (/sys/class/infiniband/<dev>/device/net: rdma-core's tests
+# find their IP address that way); tests give it 192.0.2.0/24 addresses.
+# Whatever it sends goes nowhere, but must be taken: a hub with no other
+# port takes nothing, the NIC's transmit queue fills and the guest logs
+# "NETDEV WATCHDOG: transmit queue 0 timed out" (seen on 6.12 under
+# rdma-core's tests). The hub's other port is a datagram socket that
+# sends to a Unix socket path nobody binds: every frame is dropped there,
+# no traffic leaves QEMU.
+lone_nic=(-netdev "dgram,id=sink,local.type=unix,local.path=$out/sink.sock,remote.type=unix,remote.path=$out/no-such-socket"
+	-netdev hubport,id=sinkport,hubid=0,netdev=sink
+	-netdev hubport,id=nic0,hubid=0
 	-device virtio-net-pci,netdev=nic0,mac=52:54:00:00:01:01)
+rm -f "$out/sink.sock" "$out/no-such-socket"
 
 case "$mode" in
 shell)
