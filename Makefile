@@ -46,8 +46,9 @@ kverbs:
 check:
 	KVER=$(KVER) DEBUG=$(DEBUG) T="$(T)" selftests/check.sh
 
-# Every target's whole suite (about 35 minutes each without KVM).
-TARGETS ?= 6.1 6.12 7.2
+# Every target's whole suite (about 35 minutes each without KVM); for
+# trixie's PREEMPT_RT kernel the parts that test what RT changes.
+TARGETS ?= 6.1 6.12 sid 6.12-rt=traffic,hostile,faults,kverbs
 check-all:
 	scripts/check-targets.sh $(TARGETS)
 
