@@ -17,7 +17,7 @@ siw_guest_packages=(
 	iproute2 iputils-ping ethtool procps kmod
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
 	tcpdump nvme-cli fio nfs-kernel-server linux-perf busybox-static
-	gawk e2fsprogs gnuplot-nox
+	gawk e2fsprogs gnuplot-nox bsdextrautils
 )
 
 # What the guests run that must not be installed on a host (it would

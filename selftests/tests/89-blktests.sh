@@ -156,9 +156,9 @@ ci_subset="nvme/003 nvme/004 nvme/006 nvme/008 srp/001"
 what=${BLKTESTS_TESTS:-${BLKTESTS_GROUPS:-$ci_subset}}
 what=${what//,/ }
 log=/tmp/blktests.log
-echo "+ (cd $fs/blktests && nvme_trtype=rdma ./check $what)"
-(cd "$fs/blktests" && nvme_trtype=rdma timeout $((5100 * SIW_TIMEOUT_SCALE)) ./check $what) \
-	> "$log" 2>&1
+echo "+ (cd $fs/blktests && ${bin:+PATH=$bin:\$PATH }nvme_trtype=rdma ./check $what)"
+(cd "$fs/blktests" && PATH=${bin:+$bin:}$PATH nvme_trtype=rdma \
+	timeout $((5100 * SIW_TIMEOUT_SCALE)) ./check $what) > "$log" 2>&1
 rc=$?
 cp "$log" "$SIW_OUT/blktests.log" 2>/dev/null
 tar -czf "$SIW_OUT/blktests-results.tar.gz" -C "$fs/blktests" results 2>/dev/null
