@@ -22,6 +22,7 @@
 
 KVER ?= 6.1
 DEBUG ?= 0
+INTEROP ?= 0
 FUZZ_TIME ?= 300
 # The running kernel's build tree when there is one, otherwise Debian's
 # linux-headers-$(KVER).*-amd64 under /usr/src.
@@ -44,13 +45,13 @@ kverbs:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/kverbs modules
 
 check:
-	KVER=$(KVER) DEBUG=$(DEBUG) T="$(T)" selftests/check.sh
+	KVER=$(KVER) DEBUG=$(DEBUG) T="$(T)" INTEROP=$(INTEROP) selftests/check.sh
 
 # Every target's whole suite (about 35 minutes each without KVM); for
 # trixie's PREEMPT_RT kernel the parts that test what RT changes.
 TARGETS ?= 6.1 6.12 sid 6.12-rt=traffic,hostile,faults,kverbs
 check-all:
-	scripts/check-targets.sh $(TARGETS)
+	INTEROP=1 scripts/check-targets.sh $(TARGETS)
 
 # The benchmark (not part of check: these machines are noisy): siw against
 # raw TCP and rdma_rxe in one boot, then NVMe-oF and guest profiles, then

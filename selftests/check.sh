@@ -9,6 +9,7 @@
 #                   lockdep, KASAN, kmemleak, debug objects, UBSAN, KFENCE;
 #                   6.1 only), benchmarks skipped
 #   FUZZ_TIME=N     seconds of fuzzing per target (default 30)
+#   INTEROP=1       with the whole suite, also the interoperability run
 #   T="name ..."    run only these in-VM tests (names from selftests/tests,
 #                   "twovm" for the two-guest topology, "interop" for
 #                   upstream siw against this one, "fuzz")
@@ -66,7 +67,9 @@ if [ $fuzz = 1 ]; then
 fi
 
 # Split T into single-VM tests and the two-VM topology.
-vm_tests=() twovm=1 interop=1
+# The interoperability run with upstream siw is opt-in (INTEROP=1, or
+# T=interop) until its matrix has passed on every target (issue 29).
+vm_tests=() twovm=1 interop=${INTEROP:-0}
 if [ -n "$tests" ]; then
 	twovm=0 interop=0
 	for t in $tests; do
