@@ -30,8 +30,12 @@ fi
 # The source archive's lines, beside the binary ones.
 src=$root/etc/apt/sources.list.d/siw-sources.list
 if [ ! -f "$src" ]; then
-	sed -n 's/^deb /deb-src /p' "$root/etc/apt/sources.list" \
-		"$root"/etc/apt/sources.list.d/*.list 2>/dev/null | sort -u > "$src.tmp"
+	lists=()
+	for f in "$root/etc/apt/sources.list" "$root"/etc/apt/sources.list.d/*.list; do
+		[ -f "$f" ] && lists+=("$f")
+	done
+	[ ${#lists[@]} -gt 0 ] || die "no apt sources in $root"
+	sed -n 's/^deb /deb-src /p' "${lists[@]}" | sort -u > "$src.tmp"
 	mv "$src.tmp" "$src"
 	chroot "$root" apt-get -q update >&2 || die "apt-get update in $root failed"
 fi
