@@ -485,7 +485,10 @@ static int siw_set_page(struct ib_mr *base_mr, u64 addr)
 /*
  * The page list of the FRMR's next registration, staged beside the one in
  * force (see struct siw_mem): valid or not, the region the peer can reach
- * changes only when IB_WR_REG_MR executes, in send queue order.
+ * changes only when IB_WR_REG_MR executes, in send queue order. The list
+ * is written outside access_lock, which placement into the registered
+ * region takes per page: with next_staged cleared first, a registration
+ * running meanwhile leaves next_pbl alone.
  */
 int siw_map_mr_sg(struct ib_mr *base_mr, struct scatterlist *sg, int nents,
 		  unsigned int *sg_off)
@@ -495,8 +498,11 @@ int siw_map_mr_sg(struct ib_mr *base_mr, struct scatterlist *sg, int nents,
 	int n;
 
 	spin_lock_irqsave(&mem->access_lock, flags);
+	mem->next_staged = false;
+	spin_unlock_irqrestore(&mem->access_lock, flags);
 	mem->num_next_pbl = 0;
 	n = ib_sg_to_pages(base_mr, sg, nents, sg_off, siw_set_page);
+	spin_lock_irqsave(&mem->access_lock, flags);
 	mem->next_staged = true;
 	spin_unlock_irqrestore(&mem->access_lock, flags);
 	return n;
