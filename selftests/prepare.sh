@@ -74,6 +74,19 @@ prepare() {
 		userspace_for host && make -s -C userspace || return 1
 		guest_root=/
 		siw_module=siw/siw.ko
+		# DKMS as a user of this host's release runs it, in a tree of
+		# that release (never on the host's own /lib/modules). The
+		# debug kernel has no headers package: its guests load the
+		# module built above.
+		if [ $debug = 0 ]; then
+			. scripts/packages.sh
+			local host_release droot
+			host_release=$(. /etc/os-release && echo "$VERSION_CODENAME")
+			droot=$(scripts/chroot.sh "$host_release" build/chroots \
+				"${siw_build_packages[@]}" "${siw_dkms_packages[@]}" \
+				"linux-headers-$abi") || return 1
+			dkms_module "$droot" "$host_release" || return 1
+		fi
 	fi
 }
 
