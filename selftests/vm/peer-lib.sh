@@ -53,8 +53,10 @@ rdma_pair() { # NAME SECS SERVER_VM SERVER_CMD CLIENT_CMD
 	fi
 	if [ $rc = 0 ]; then
 		ok "$1"
+	elif [ $rc = 124 ]; then
+		fail "$1" "$(tail -15 "$log"; echo "(timed out after $2 s)")"
 	else
-		fail "$1" "$(tail -15 "$log")"
+		fail "$1" "$(tail -15 "$log"; echo "(exit status $rc)")"
 	fi
 	barrier "end-$1"
 }
