@@ -295,8 +295,11 @@ echo "run.sh: whole-boot limit ${timeout_s}s" >&2
 # second guest probed its PCI devices (CI, stop 25), before siw was
 # loaded anywhere. A crash after boot is never retried: it fails.
 boot_limit=$((${SIW_BOOT_LIMIT:-300} * scale))
-markers=$out/booted
-[ "$mode" = twovm ] && markers="$out/vm1/booted $out/vm2/booted"
+# Two guests (twovm, interop) each have their own output directory.
+gouts=$out
+case $mode in twovm|interop) gouts="$out/vm1 $out/vm2" ;; esac
+markers=
+for g in $gouts; do markers+=" $g/booted"; done
 kill_guest() {
 	kill "$1" 2>/dev/null
 	sleep 1
@@ -366,7 +369,10 @@ while :; do
 		sleep 1
 	done
 	[ $restart = 1 ] || break
-	if [ "$mode" = twovm ]; then start_twovm; else start_single; fi
+	case $mode in
+	twovm|interop) start_twovm ;;
+	*) start_single ;;
+	esac
 done
 
 rm -f "$out/scratch.img"
@@ -383,8 +389,6 @@ if [ $stalled = 1 ]; then
 	echo "run.sh: the guest's boot stalled; console log in $out" >&2
 	rc=1
 fi
-gouts=$out
-[ "$mode" = twovm ] && gouts="$out/vm1 $out/vm2"
 for g in $gouts; do
 	log_clean "$g/console.log" || rc=1
 	if [ ! -f "$g/exit-code" ]; then
