@@ -13,8 +13,9 @@
 #   crc-req     this siw requires CRC (mpa/crc 2)
 #   rev1        this siw speaks MPA revision 1 (mpa/rev 1)
 #   up-gso      upstream built with try_gso set (it offers GSO-sized FPDUs)
-# Every cell is one case in each guest (its own side's outcome). A cell
-# listed in interop-expect.txt with a reason is upstream's behaviour
+# Every cell is one case in each guest: it passes if both sides did (each
+# reads the other's status from the share). A cell listed in
+# interop-expect.txt with a reason is upstream's behaviour
 # (Documentation/protocol.rst): it is shown, not counted, and fails the
 # run if it passes.
 . "$SIW_DIR/selftests/tests/lib.sh"
@@ -72,7 +73,7 @@ expected_fail() {
 
 # cell SETTING PROG SERVER_VM: one cell of the matrix.
 cell() {
-	local s=$1 p=$2 srv=$3 a="192.0.2.1$3" name why sc cc
+	local s=$1 p=$2 srv=$3 a="192.0.2.1$3" name why sc cc other both
 	local who=upstream
 	[ "$srv" = 2 ] && who=this
 	name="$s: $p, $who siw serving"
@@ -89,21 +90,23 @@ cell() {
 	          cc="ucmatose -s $a -c 4 -C 20" ;;
 	esac
 	why=$(expected_fail "$s/$p/$who")
-	if [ -n "$why" ]; then
-		# Counted neither way; one that passes fails (the list lies).
-		local before=$LIB_FAILED
-		rdma_pair "$name" 120 "$srv" "$sc" "$cc" > /tmp/cell.$$ 2>&1
-		if [ "$LIB_FAILED" = "$before" ]; then
-			cat /tmp/cell.$$
+	# The cell is the pair's: it passes only if both sides did.
+	pair_run "$name" 120 "$srv" "$sc" "$cc"
+	other=$(cat "$share/vm$peer/rc-$name" 2>/dev/null)
+	both="this side: $(status_of "$pair_rc" 120); the other: $(status_of "$other" 120)"
+	if [ "$pair_rc" = 0 ] && [ "$other" = 0 ]; then
+		if [ -n "$why" ]; then
 			fail "$name passes, but interop-expect.txt says it cannot: $why"
 		else
-			LIB_FAILED=$before
-			sed 's/^not ok - /# not applicable: /; s/^    /#   /' /tmp/cell.$$
-			echo "ok - $name # SKIP upstream's behaviour: $why"
+			ok "$name"
 		fi
-		return
+	elif [ -n "$why" ]; then
+		# Shown, counted neither way.
+		tail -15 "$pair_log" | sed 's/^/#   | /'
+		echo "ok - $name # SKIP upstream's behaviour: $why ($both)"
+	else
+		fail "$name" "$(tail -15 "$pair_log"; echo "($both)")"
 	fi
-	rdma_pair "$name" 120 "$srv" "$sc" "$cc"
 }
 
 mpa=/sys/class/infiniband/siw0/mpa

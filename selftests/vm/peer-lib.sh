@@ -29,36 +29,55 @@ peer_net_up() {
 
 # RDMA between the guests: the server guest starts SERVER_CMD, the other
 # runs CLIENT_CMD once the server listens (a new TCP listener: the siw
-# kernel socket). One case in each guest, with its own side's outcome.
+# kernel socket).
 listeners() { ss -ltnH | wc -l; }
 more_listeners() { [ "$(listeners)" -gt "$1" ]; }
-rdma_pair() { # NAME SECS SERVER_VM SERVER_CMD CLIENT_CMD
-	local log=/tmp/peer.$$.log rc before spid
+# pair_run NAME SECS SERVER_VM SERVER_CMD CLIENT_CMD: runs this guest's
+# side and writes no case: its exit status in $pair_rc (124: timed out),
+# what it printed in $pair_log; the status also goes to the share
+# (vm<N>/rc-NAME), for the other guest to read after barrier end-NAME.
+pair_log=/tmp/peer.$$.log
+pair_rc=
+pair_run() {
+	local before spid
 	barrier "start-$1"
 	if [ "$me" = "$3" ]; then
 		before=$(listeners)
 		echo "+ server: $4"
-		timeout "$2" $4 > "$log" 2>&1 &
+		timeout "$2" $4 > "$pair_log" 2>&1 &
 		spid=$!
 		wait_for 30 more_listeners "$before" ||
 			echo "# the server is not listening after 30 s"
 		barrier "listening-$1"
 		wait $spid
-		rc=$?
+		pair_rc=$?
 	else
 		barrier "listening-$1"
 		echo "+ client: $5"
-		timeout "$2" $5 > "$log" 2>&1
-		rc=$?
+		timeout "$2" $5 > "$pair_log" 2>&1
+		pair_rc=$?
 	fi
-	if [ $rc = 0 ]; then
-		ok "$1"
-	elif [ $rc = 124 ]; then
-		fail "$1" "$(tail -15 "$log"; echo "(timed out after $2 s)")"
-	else
-		fail "$1" "$(tail -15 "$log"; echo "(exit status $rc)")"
-	fi
+	echo "$pair_rc" > "$share/vm$me/rc-$1"
 	barrier "end-$1"
+}
+# status_of RC SECS: an exit status in words.
+status_of() {
+	case $1 in
+	0) echo "exit status 0" ;;
+	124) echo "timed out after $2 s" ;;
+	"") echo "no status (the other guest did not get there)" ;;
+	*) echo "exit status $1" ;;
+	esac
+}
+# rdma_pair NAME SECS SERVER_VM SERVER_CMD CLIENT_CMD: one case in each
+# guest, with its own side's outcome.
+rdma_pair() {
+	pair_run "$@"
+	if [ "$pair_rc" = 0 ]; then
+		ok "$1"
+	else
+		fail "$1" "$(tail -15 "$pair_log"; echo "($(status_of "$pair_rc" "$2"))")"
+	fi
 }
 # rdma_between NAME SECS SERVER_CMD CLIENT_CMD: guest 1 serves.
 rdma_between() { rdma_pair "$1" "$2" 1 "$3" "$4"; }

@@ -239,7 +239,8 @@ twovm|interop)
 	sock=$out/net.sock
 	share=$out
 	start_twovm() {
-		rm -f "$sock" "$out"/vm*/done "$out"/barrier-* "$out"/vm*/barrier-*
+		rm -f "$sock" "$out"/vm*/done "$out"/barrier-* "$out"/vm*/barrier-* \
+			"$out"/vm*/rc-*
 		boot_guest siw-vm1 "$out/vm1" $gmode "SIW_VM=1 $genv" \
 			-netdev stream,id=n0,server=on,addr.type=unix,addr.path="$sock" \
 			-device virtio-net-pci,netdev=n0,mac=52:54:00:00:02:01 &
