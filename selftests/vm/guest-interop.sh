@@ -92,7 +92,7 @@ cell() {
 	why=$(expected_fail "$s/$p/$who")
 	# The cell is the pair's: it passes only if both sides did.
 	pair_run "$name" 120 "$srv" "$sc" "$cc"
-	other=$(cat "$share/vm$peer/rc-$name" 2>/dev/null)
+	other=$(cat "$(pair_rc_file "$name" "$peer")" 2>/dev/null)
 	both="this side: $(status_of "$pair_rc" 120); the other: $(status_of "$other" 120)"
 	if [ "$pair_rc" = 0 ] && [ "$other" = 0 ]; then
 		if [ -n "$why" ]; then

@@ -57,9 +57,11 @@ pair_run() {
 		timeout "$2" $5 > "$pair_log" 2>&1
 		pair_rc=$?
 	fi
-	echo "$pair_rc" > "$share/vm$me/rc-$1"
+	echo "$pair_rc" > "$(pair_rc_file "$1" "$me")"
 	barrier "end-$1"
 }
+# pair_rc_file NAME VM: where guest VM left its status for pair NAME.
+pair_rc_file() { echo "$share/vm$2/rc-${1//\//_}"; }
 # status_of RC SECS: an exit status in words.
 status_of() {
 	case $1 in
