@@ -83,6 +83,7 @@ expected_fail() {
 # cell SETTING PROG SERVER_VM: one cell of the matrix.
 cell() {
 	local s=$1 p=$2 srv=$3 a="192.0.2.1$3" name why sc cc other both
+	local secs=120
 	local who=upstream
 	[ "$srv" = 2 ] && who=this
 	name="$s: $p, $who siw serving"
@@ -100,9 +101,9 @@ cell() {
 	esac
 	why=$(expected_fail "$s/$p/$who")
 	# The cell is the pair's: it passes only if both sides did.
-	pair_run "$name" 120 "$srv" "$sc" "$cc"
+	pair_run "$name" $secs "$srv" "$sc" "$cc"
 	other=$(cat "$(pair_rc_file "$name" "$peer")" 2>/dev/null)
-	both="this side: $(status_of "$pair_rc" 120); the other: $(status_of "$other" 120)"
+	both="this side: $(status_of "$pair_rc" $secs); the other: $(status_of "$other" $secs)"
 	if [ "$pair_rc" = 0 ] && [ "$other" = 0 ]; then
 		if [ -n "$why" ]; then
 			fail "$name passes, but interop-expect.txt says it cannot: $why"
