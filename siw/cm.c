@@ -216,6 +216,7 @@ static void siw_cm_local_params(struct siw_cep *cep, u16 port)
 		     port == SIW_SMBD_PORT);
 	cep->timeout = msecs_to_jiffies(k.mpa_timeout_ms);
 	cep->user_timeout_ms = k.mpa_user_timeout_ms;
+	cep->first_fpdu_wait_ms = k.mpa_first_fpdu_wait_ms;
 }
 
 /*

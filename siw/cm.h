@@ -82,6 +82,7 @@ struct siw_cep {
 	struct siw_mpa_result result;
 	unsigned long timeout;		/* for the MPA exchange, in jiffies */
 	u32 user_timeout_ms;		/* TCP_USER_TIMEOUT once connected */
+	u32 first_fpdu_wait_ms;		/* responder: siw_qp_connected() */
 	u16 peer_ird, peer_ord;
 	u8 pd[SIW_MPA_PD_MAX];		/* our private data (active side) */
 	u16 pd_len;

@@ -45,6 +45,13 @@ static struct siw_knobs siw_default_knobs = {
 	 * holding the QP's transmit for as long as it answers TCP's probes.
 	 */
 	.mpa_user_timeout_ms = 60000,
+	/*
+	 * A responder without peer-to-peer mode holds its first FPDU until
+	 * the initiator's has arrived (RFC 5044 section 7.1.2, rule 4), for
+	 * at most this long: an application whose server speaks first then
+	 * starts late instead of never.
+	 */
+	.mpa_first_fpdu_wait_ms = 500,
 };
 
 /* Valid values of each knob. */
@@ -68,6 +75,7 @@ static const struct siw_knob_range siw_knob_ranges[] = {
 	SIW_KNOB(mpa_legacy_ird_ord, SIW_LEGACY_NEVER, SIW_LEGACY_ALWAYS),
 	SIW_KNOB(mpa_rfc7306, 0, 1),
 	SIW_KNOB(mpa_user_timeout_ms, 0, 3600000),
+	SIW_KNOB(mpa_first_fpdu_wait_ms, 0, 60000),
 };
 
 static const struct siw_knob_range *siw_knob_find(const char *name)
@@ -141,6 +149,8 @@ SIW_PARAM(mpa_rfc7306,
 	  "Immediate Data and atomics (RFC 7306) with peers that say they take them, siw only (MPA revision 2), for kernel QPs whose users post them: 0 off (default), 1 on; per device: mpa/rfc7306");
 SIW_PARAM(mpa_user_timeout_ms,
 	  "TCP_USER_TIMEOUT of established connections, in ms: sent data unacknowledged, or the peer's receive window closed, for that long fails the connection (0-3600000, 0: TCP's own limits, which a peer answering window probes never meets; default 60000); per device: mpa/user_timeout_ms");
+SIW_PARAM(mpa_first_fpdu_wait_ms,
+	  "As responder without peer-to-peer mode, how long the QP's first FPDU waits for the initiator's (RFC 5044 section 7.1.2, rule 4), in ms (0-60000, 0: it does not wait; default 500); per device: mpa/first_fpdu_wait_ms");
 SIW_PARAM(mpa_gso,
 	  "FPDUs as large as a GSO packet when the peer says it takes them (upstream siw's flag, MPA revision 2): 0 off, 1 on (default); per device: mpa/gso");
 
@@ -156,6 +166,8 @@ void siw_knobs_init(struct siw_knobs *k)
 	k->mpa_legacy_ird_ord = READ_ONCE(siw_default_knobs.mpa_legacy_ird_ord);
 	k->mpa_rfc7306 = READ_ONCE(siw_default_knobs.mpa_rfc7306);
 	k->mpa_user_timeout_ms = READ_ONCE(siw_default_knobs.mpa_user_timeout_ms);
+	k->mpa_first_fpdu_wait_ms =
+		READ_ONCE(siw_default_knobs.mpa_first_fpdu_wait_ms);
 }
 
 void siw_knobs_get(struct siw_device *sdev, struct siw_knobs *k)
@@ -170,6 +182,7 @@ void siw_knobs_get(struct siw_device *sdev, struct siw_knobs *k)
 	k->mpa_legacy_ird_ord = READ_ONCE(sdev->knobs.mpa_legacy_ird_ord);
 	k->mpa_rfc7306 = READ_ONCE(sdev->knobs.mpa_rfc7306);
 	k->mpa_user_timeout_ms = READ_ONCE(sdev->knobs.mpa_user_timeout_ms);
+	k->mpa_first_fpdu_wait_ms = READ_ONCE(sdev->knobs.mpa_first_fpdu_wait_ms);
 }
 
 /* --- sysfs: /sys/class/infiniband/<dev>/mpa/ ------------------------------ */
@@ -226,6 +239,7 @@ SIW_KNOB_ATTR(gso);
 SIW_KNOB_ATTR(legacy_ird_ord);
 SIW_KNOB_ATTR(rfc7306);
 SIW_KNOB_ATTR(user_timeout_ms);
+SIW_KNOB_ATTR(first_fpdu_wait_ms);
 
 static struct attribute *siw_knob_attrs[] = {
 	&siw_attr_rev.attr,
@@ -238,6 +252,7 @@ static struct attribute *siw_knob_attrs[] = {
 	&siw_attr_legacy_ird_ord.attr,
 	&siw_attr_rfc7306.attr,
 	&siw_attr_user_timeout_ms.attr,
+	&siw_attr_first_fpdu_wait_ms.attr,
 	NULL,
 };
 

@@ -202,6 +202,7 @@ int siw_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
 	spin_lock_init(&qp->place_lock);
 	mutex_init(&qp->tx_lock);
 	INIT_WORK(&qp->tx_work, siw_tx_work);
+	INIT_DELAYED_WORK(&qp->tx_hold_work, siw_tx_hold_expired);
 	/*
 	 * iWARP's verbs have no RESET: a new QP is Idle, where work
 	 * requests may be posted but are not processed until the connection
@@ -351,6 +352,7 @@ int siw_destroy_qp(struct ib_qp *base_qp, struct ib_udata *udata)
 	xa_unlock(&sdev->qp_xa);
 	/* Wait for the connection manager and the data path to let go. */
 	siw_tx_quiesce(qp);
+	siw_tx_hold_cancel(qp);
 	siw_zc_qp_release(qp);
 	siw_qp_put(qp);
 	wait_for_completion(&qp->released);
@@ -683,9 +685,14 @@ void siw_qp_terminate(struct siw_qp *qp, enum siw_term_code code,
 
 /*
  * The MPA exchange succeeded with result res: the QP takes the socket
- * over and goes to RTS. In peer-to-peer mode the initiator's first FPDU is
- * the RTR, and the responder sends nothing before it has received it.
- * Called by the connection manager in process context, endpoint locked.
+ * over and goes to RTS. A responder sends no FPDU before the initiator's
+ * first has arrived (RFC 5044 section 7.1.2, rule 4: an initiator may
+ * refuse bytes that follow the MPA reply at once, as upstream siw's
+ * does). In peer-to-peer mode that FPDU is the RTR, which the initiator
+ * promised; otherwise the hold ends after the endpoint's
+ * first_fpdu_wait_ms, since an application may have its server speak
+ * first. Called by the connection manager in process context, endpoint
+ * locked.
  */
 int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 		     struct socket *sock, const struct siw_mpa_result *res,
@@ -732,13 +739,16 @@ int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 	spin_unlock(&qp->place_lock);
 	qp->rtr_send = initiator ? qp->rtr : 0;
 	qp->rx.rtr_await = initiator ? 0 : qp->rtr;
-	qp->rtr_wait = !initiator && qp->rtr;
+	qp->tx_held = !initiator && (qp->rtr || cep->first_fpdu_wait_ms);
 	kref_get(&cep->ref);
 	qp->cep = cep;
 	qp->sock = sock;
 	siw_qp_set_state(qp, IB_QPS_RTS, "connected");
 	qp->connected = true;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
+	/* Armed before receive starts, which may end the hold at once. */
+	if (!initiator && !qp->rtr && cep->first_fpdu_wait_ms)
+		siw_tx_hold_arm(qp, cep->first_fpdu_wait_ms);
 
 	write_lock_bh(&sk->sk_callback_lock);
 	sk->sk_data_ready = siw_rx_data_ready;
@@ -749,17 +759,6 @@ int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 	siw_rx_read(qp);
 	siw_tx_schedule(qp);
 	return 0;
-}
-
-/* Responder in p2p mode: the RTR arrived, the QP may transmit. */
-void siw_qp_rtr_received(struct siw_qp *qp)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->state_lock, flags);
-	qp->rtr_wait = false;
-	spin_unlock_irqrestore(&qp->state_lock, flags);
-	siw_tx_schedule(qp);
 }
 
 /*
@@ -778,6 +777,7 @@ void siw_qp_disconnected(struct siw_qp *qp)
 	qp->cep = NULL;
 	siw_qp_set_state(qp, IB_QPS_ERR, "disconnected");
 	spin_unlock_irqrestore(&qp->state_lock, flags);
+	siw_tx_hold_cancel(qp);
 
 	/*
 	 * A transmit run that is running (in tx_work or inline in a

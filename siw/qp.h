@@ -211,7 +211,7 @@ struct siw_qp {
 	struct completion released;
 
 	/*
-	 * state, connected, cep, sock, rtr_wait and the pending Terminate.
+	 * state, connected, cep, sock, tx_held and the pending Terminate.
 	 * Any context; a leaf (Documentation/architecture.rst, Locking).
 	 */
 	spinlock_t state_lock;
@@ -286,8 +286,16 @@ struct siw_qp {
 	 * read by post_send without a lock (READ_ONCE).
 	 */
 	bool ext;
-	/* Responder in p2p mode: no FPDU out before the RTR. state_lock. */
-	bool rtr_wait;
+	/*
+	 * Responder: no FPDU out before the initiator's first has arrived
+	 * and passed its checks (RFC 5044 section 7.1.2, rule 4). In p2p
+	 * mode that FPDU is the RTR, and the hold has no end; otherwise
+	 * tx_hold_work ends it after mpa/first_fpdu_wait_ms. Written under
+	 * state_lock; the receive path peeks at it with READ_ONCE().
+	 */
+	bool tx_held;
+	/* Ends a hold without p2p; holds a QP reference while queued. */
+	struct delayed_work tx_hold_work;
 	u32 mulpdu;		/* largest ULPDU we send */
 
 	/*
@@ -459,7 +467,7 @@ void siw_qp_fatal(struct siw_qp *qp, enum ib_event_type event);
 int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 		     struct socket *sock, const struct siw_mpa_result *res,
 		     bool initiator);
-void siw_qp_rtr_received(struct siw_qp *qp);
+
 int siw_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *base_qp);
 void siw_qp_disconnected(struct siw_qp *qp);
 void siw_qp_terminate(struct siw_qp *qp, enum siw_term_code code,
@@ -470,6 +478,10 @@ void siw_tx_work(struct work_struct *work);
 void siw_tx_doorbell(struct siw_qp *qp);
 void siw_tx_quiesce(struct siw_qp *qp);
 void siw_tx_schedule(struct siw_qp *qp);
+void siw_tx_hold_expired(struct work_struct *work);
+void siw_tx_hold_arm(struct siw_qp *qp, u32 ms);
+void siw_tx_hold_cancel(struct siw_qp *qp);
+bool siw_tx_release(struct siw_qp *qp);
 void siw_tx_kick(struct siw_qp *qp);
 void siw_tx_write_space(struct sock *sk);
 void *siw_tx_msg_alloc(void);

@@ -732,7 +732,12 @@ static void siw_rx_end(struct siw_qp *qp)
 		pr_debug("siw: QP %u: RTR received (%s)\n",
 			 qp->base_qp.qp_num, siw_op_name(h->opcode));
 		siw_qp_stat_add(qp, SIW_STAT_RTR_RX, 1);
-		siw_qp_rtr_received(qp);
+		siw_tx_release(qp);
+	} else if (unlikely(READ_ONCE(qp->tx_held)) && !qp->rtr &&
+		   e.code == SIW_TERM_OK) {
+		/* Without p2p: the initiator's first FPDU, whatever it is. */
+		siw_tx_hold_cancel(qp);
+		siw_tx_release(qp);
 	}
 	if (e.peer_term)
 		siw_rx_log_peer_term(qp);

@@ -58,6 +58,7 @@ struct siw_knobs {
 	int mpa_legacy_ird_ord;	/* revision 1: IRD/ORD words, SIW_LEGACY_* */
 	int mpa_rfc7306;	/* offer/accept RFC 7306 (siw peers) */
 	int mpa_user_timeout_ms; /* TCP_USER_TIMEOUT of connections, 0: TCP's */
+	int mpa_first_fpdu_wait_ms; /* responder: hold for the first FPDU */
 };
 
 /* When revision 1 connections exchange IRD/ORD as [MS-SMBD] 6.1 says. */

@@ -49,6 +49,7 @@ static const struct rdma_stat_desc siw_stat_descs[SIW_STAT_NUM] = {
 	[SIW_STAT_MPA_REV2] = { .name = "mpa_rev2_connections" },
 	[SIW_STAT_MPA_CRC_ON] = { .name = "mpa_crc_connections" },
 	[SIW_STAT_MPA_CRC_OFF] = { .name = "mpa_no_crc_connections" },
+	[SIW_STAT_FIRST_FPDU_LATE] = { .name = "first_fpdu_waits_expired" },
 };
 
 const char *siw_stat_name(enum siw_stat idx)

@@ -62,6 +62,54 @@ void siw_tx_schedule(struct siw_qp *qp)
 }
 
 /*
+ * Responder: the initiator's first FPDU has arrived, or the wait for it
+ * ended; transmit may start. Returns whether it was held. Any context.
+ */
+bool siw_tx_release(struct siw_qp *qp)
+{
+	unsigned long flags;
+	bool held;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	held = qp->tx_held;
+	qp->tx_held = false;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (held)
+		siw_tx_schedule(qp);
+	return held;
+}
+
+/* tx_hold_work: the initiator sent nothing in mpa/first_fpdu_wait_ms. */
+void siw_tx_hold_expired(struct work_struct *work)
+{
+	struct siw_qp *qp = container_of(to_delayed_work(work), struct siw_qp,
+					 tx_hold_work);
+
+	if (siw_tx_release(qp)) {
+		pr_debug("siw: QP %u: no FPDU from the initiator yet; transmitting\n",
+			 qp->base_qp.qp_num);
+		siw_dev_stat_inc(qp->sdev, SIW_STAT_FIRST_FPDU_LATE);
+	}
+	siw_qp_put(qp);
+}
+
+/* Ends the responder's hold after ms unless the first FPDU comes first. */
+void siw_tx_hold_arm(struct siw_qp *qp, u32 ms)
+{
+	siw_qp_get(qp);
+	if (!queue_delayed_work(siw_tx_wq, &qp->tx_hold_work,
+				msecs_to_jiffies(ms)))
+		siw_qp_put(qp);
+}
+
+/* The hold's timer, if queued, will not run. Any context. */
+void siw_tx_hold_cancel(struct siw_qp *qp)
+{
+	if (cancel_delayed_work(&qp->tx_hold_work))
+		siw_qp_put(qp);
+}
+
+/*
  * Work for the transmit side was published (a Read Request or Terminate
  * to answer, a freed ORD slot or send queue slot): wake the worker unless
  * a transmit run is going on, which then finds the work itself or, if it
@@ -178,7 +226,7 @@ static bool siw_tx_may_run(struct siw_qp *qp)
 	bool ok;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
-	ok = qp->connected && qp->sock && !qp->rtr_wait &&
+	ok = qp->connected && qp->sock && !qp->tx_held &&
 	     (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD ||
 	      qp->state == IB_QPS_RTR || qp->state == IB_QPS_INIT);
 	spin_unlock_irqrestore(&qp->state_lock, flags);

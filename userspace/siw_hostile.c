@@ -22,6 +22,11 @@
  * the async event; its posted receives complete in error or flushed; no
  * guard byte changed; the server sees the connection end.
  *
+ * Without -p, the attacker's first FPDU is a zero-length RDMA Write:
+ * siw as responder holds its own first FPDU until the initiator's has
+ * arrived (RFC 5044 section 7.1.2, rule 4), mpa/first_fpdu_wait_ms at
+ * most, which "speaks-second" checks both ways (not with -c or -e).
+ *
  * The read-response cases answer an RDMA Read the server posts (its
  * Read Request is read off the connection first) with a response shorter
  * than asked, or empty: the Read must fail with a local length error and
@@ -357,7 +362,7 @@ static int attacker_socket(struct target *t)
 }
 
 /* TCP connect from the client namespace, MPA request and reply. */
-static int attacker_connect(struct server *s, struct target *t)
+static int attacker_mpa(struct server *s, struct target *t)
 {
 	struct siw_mpa_params local = { .revision = SIW_MPA_REV_2,
 					.ird = 4, .ord = 4, .max_ird = 4 };
@@ -407,6 +412,36 @@ static int attacker_connect(struct server *s, struct target *t)
 }
 
 /* One FPDU around a header and payload; corrupt_crc flips a CRC bit. */
+static size_t fpdu(const struct target *t, const struct siw_hdr *h,
+		   const unsigned char *payload, uint32_t plen,
+		   unsigned char *out, int corrupt_crc);
+
+/*
+ * The initiator's first FPDU without p2p: a zero-length RDMA Write, which
+ * touches no memory (siw checks no STag for it, as an RTR needs). siw
+ * as responder holds its own first FPDU until then (RFC 5044 section
+ * 7.1.2, rule 4), for mpa/first_fpdu_wait_ms at most.
+ */
+static int open_stream(const struct target *t)
+{
+	struct siw_hdr h = { .opcode = SIW_RDMAP_WRITE, .last = true };
+	unsigned char out[SIW_FPDU_HDR_MAX + 8];
+
+	return write_all(t->sock, out, fpdu(t, &h, NULL, 0, out, 0));
+}
+
+/*
+ * attacker_mpa(), then the first FPDU as a well-behaved initiator sends
+ * it, so that the server's answers need not wait for the hold to end; in
+ * p2p mode each case sends the RTR (or, -n, another first frame) itself.
+ */
+static int attacker_connect(struct server *s, struct target *t)
+{
+	if (attacker_mpa(s, t))
+		return -1;
+	return p2p_rtr ? 0 : open_stream(t);
+}
+
 static size_t fpdu(const struct target *t, const struct siw_hdr *h,
 		   const unsigned char *payload, uint32_t plen,
 		   unsigned char *out, int corrupt_crc)
@@ -1517,6 +1552,118 @@ out:
  * up once: one ESTABLISHED with the reply's private data, no other CM
  * event, and it must carry a Send.
  */
+/*
+ * The server's device's mpa/first_fpdu_wait_ms: the old value into *old
+ * (unless NULL), then ms. The listener is bound to the device already.
+ */
+static int set_first_fpdu_wait(const struct server *s, int ms, int *old)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/mpa/first_fpdu_wait_ms",
+		 ibv_get_device_name(s->listen_id->verbs->device));
+	if (old) {
+		f = fopen(path, "r");
+		if (!f || fscanf(f, "%d", old) != 1) {
+			fprintf(stderr, "# cannot read %s\n", path);
+			if (f)
+				fclose(f);
+			return -1;
+		}
+		fclose(f);
+	}
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "%d\n", ms);
+	return fclose(f);
+}
+
+/*
+ * RFC 5044 section 7.1.2, rule 4: an MPA responder sends no FPDU before it
+ * has received and checked one from the initiator; an initiator may refuse
+ * bytes that follow the MPA reply at once (upstream siw's does). Without
+ * p2p siw holds its first FPDU for mpa/first_fpdu_wait_ms at most. The
+ * server posts an RDMA Write as soon as it is connected. With first, the
+ * attacker sends its first FPDU after quiet_ms and the Write must follow
+ * within 5 s, long before the hold of hold_ms ends; without, the Write
+ * must come when the hold ends. Nothing may come in the first quiet_ms.
+ */
+#define SS_LEN		64
+#define SS_WR_ID	300
+static void speaks_second(int hold_ms, int quiet_ms, int first)
+{
+	static unsigned char frame[2 + 65535 + 7];
+	const char *what = first ? "speaks-second" : "speaks-second-late";
+	struct target t = { .sock = -1 };
+	struct pollfd pfd;
+	struct timeval t0;
+	struct server s;
+	struct ibv_wc wc;
+	struct siw_hdr h;
+	uint32_t ulpdu;
+	int old = -1, n, i, done = 0;
+
+	if (server_listen(&s) || set_first_fpdu_wait(&s, hold_ms, &old) ||
+	    attacker_mpa(&s, &t)) {
+		tap(0, "%s: connect and MPA exchange", what);
+		goto out;
+	}
+	struct ibv_sge sge = { (uintptr_t)s.buf + GUARD, SS_LEN, s.mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = SS_WR_ID, .sg_list = &sge,
+				  .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+	/* The attacker never checks the target. */
+	wr.wr.rdma.remote_addr = 0x100000;
+	wr.wr.rdma.rkey = 0x4242;
+	if (ibv_post_send(s.id->qp, &wr, &bad)) {
+		tap(0, "%s: the server posts an RDMA Write at once", what);
+		goto out;
+	}
+	gettimeofday(&t0, NULL);
+	pfd = (struct pollfd){ .fd = t.sock, .events = POLLIN };
+	n = poll(&pfd, 1, quiet_ms);
+	tap(n == 0, "%s: nothing from the server for %d ms after its MPA reply while the initiator has sent no FPDU (hold %d ms; poll: %d)",
+	    what, quiet_ms, hold_ms, n);
+	if (first && open_stream(&t)) {
+		tap(0, "%s: the attacker sends its first FPDU", what);
+		goto out;
+	}
+	if (!first)
+		printf("# expect-first-fpdu-wait-expired\n");
+	pfd.revents = 0;
+	n = poll(&pfd, 1, first ? 5000 : hold_ms + 10000) == 1 &&
+	    !read_fpdu(t.sock, frame, &ulpdu) &&
+	    siw_ddp_check(frame + 2, ulpdu, ulpdu, 0, &h) == SIW_TERM_OK &&
+	    h.opcode == SIW_RDMAP_WRITE && h.payload_len == SS_LEN;
+	tap(n, "%s: the server's RDMA Write of %d bytes arrives %s (%ld ms after it was posted)",
+	    what, SS_LEN, first ? "once the initiator's first FPDU is in" :
+	    "when the hold ends", ms_since(&t0));
+	for (i = 0; i < 50 && !done; i++) {
+		if (ibv_poll_cq(s.cq, 1, &wc) == 1)
+			done = wc.wr_id == SS_WR_ID &&
+			       wc.status == IBV_WC_SUCCESS;
+		else
+			usleep(100000);
+	}
+	tap(done, "%s: the Write completes successfully at the server", what);
+out:
+	if (old >= 0 && set_first_fpdu_wait(&s, old, NULL))
+		tap(0, "%s: mpa/first_fpdu_wait_ms set back to %d", what, old);
+	if (t.sock >= 0)
+		close(t.sock);
+	server_destroy(&s);
+}
+
+static void run_speaks_second(void)
+{
+	speaks_second(20000, 1000, 1);
+	speaks_second(1500, 700, 0);
+}
+
 #define SR_PORT		7481
 #define SR_DRIP_US	20000
 static const char *attacker_addr;	/* -A: where the attacker listens */
@@ -2280,7 +2427,7 @@ static void usage(const char *prog)
 		"cases:", prog, prog);
 	for (i = 0; i < NCASES; i++)
 		fprintf(stderr, " %s", cases[i].name);
-	fprintf(stderr, " garbage-request\n-k cases:");
+	fprintf(stderr, " garbage-request speaks-second\n-k cases:");
 	for (i = 0; i < NKCASES; i++)
 		fprintf(stderr, " %s", kcases[i].name);
 	fprintf(stderr, "\n");
@@ -2381,7 +2528,8 @@ int main(int argc, char **argv)
 		for (i = 0; i < NCASES; i++)
 			if (!strcmp(argv[a], cases[i].name))
 				break;
-		if (i == NCASES && strcmp(argv[a], "garbage-request")) {
+		if (i == NCASES && strcmp(argv[a], "garbage-request") &&
+		    strcmp(argv[a], "speaks-second")) {
 			fprintf(stderr, "unknown case '%s'\n", argv[a]);
 			usage(argv[0]);
 			return 2;
@@ -2427,6 +2575,10 @@ int main(int argc, char **argv)
 			continue;
 		run_case(&cases[i]);
 	}
+	/* The responder's hold, without p2p: revisions 2 and 1. */
+	if (!p2p_rtr && !use_crc && !ask_ext &&
+	    (optind == argc || !strcmp(argv[optind], "speaks-second")))
+		run_speaks_second();
 	/* Before any MPA exchange: once, in the plain mode. */
 	if (!p2p_rtr && !use_crc && mpa_rev == 2 &&
 	    (optind == argc || !strcmp(argv[optind], "garbage-request")))

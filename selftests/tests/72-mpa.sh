@@ -34,7 +34,8 @@ load_siw
 check "modinfo siw lists the eight MPA parameters" sh -c \
 	'[ "$(modinfo -p siw | grep -cE "^mpa_(rev|crc|p2p|p2p_accept|rtr|timeout_ms|gso|legacy_ird_ord):")" = 8 ]'
 for bad in "mpa_rev 3" "mpa_rev 0" "mpa_crc 3" "mpa_p2p 2" "mpa_p2p_accept 2" "mpa_rtr 0" \
-	   "mpa_rtr 8" "mpa_timeout_ms 0" "mpa_rev x" "mpa_gso 2" "mpa_legacy_ird_ord 3"; do
+	   "mpa_rtr 8" "mpa_timeout_ms 0" "mpa_rev x" "mpa_gso 2" "mpa_legacy_ird_ord 3" \
+	   "mpa_first_fpdu_wait_ms -1" "mpa_first_fpdu_wait_ms 60001"; do
 	check "module parameter refuses ${bad/ /=}" param_rejects $bad
 done
 check "veth pair between two namespaces" setup_veth_pair
@@ -46,10 +47,12 @@ check "siw on $IF2" n2 rdma link add siw_b type siw netdev "$IF2"
 check "siw_b has crc 0, siw_a still 2" sh -c \
 	'[ "$(cat /sys/class/infiniband/siw_b/mpa/crc)" = 0 ] && [ "$(cat /sys/class/infiniband/siw_a/mpa/crc)" = 2 ]'
 check "GSO-sized FPDUs are on by default" reads /sys/class/infiniband/siw_b/mpa/gso 1
+check "a responder waits 500 ms at most for the initiator's first FPDU by default" \
+	reads /sys/class/infiniband/siw_b/mpa/first_fpdu_wait_ms 500
 check "by default p2p is answered (p2p_accept 1, rtr 7) but not asked for" sh -c \
 	'cd /sys/class/infiniband/siw_b/mpa && [ "$(cat p2p_accept) $(cat rtr) $(cat p2p)" = "1 7 0" ]'
 for bad in "rev 3" "crc -1" "p2p 5" "p2p_accept 2" "rtr 9" "timeout_ms 50" "rev two" "gso 2" \
-	   "legacy_ird_ord 3"; do
+	   "legacy_ird_ord 3" "first_fpdu_wait_ms 60001"; do
 	check "sysfs mpa/${bad% *} refuses ${bad#* }" knob_rejects siw_a $bad
 done
 check "sysfs mpa/rtr takes 5" sh -c 'echo 5 > /sys/class/infiniband/siw_a/mpa/rtr && [ "$(cat /sys/class/infiniband/siw_a/mpa/rtr)" = 5 ]'

@@ -62,10 +62,14 @@ for mode in "" "-c" "-1" "-1 -c" "-p 2" "-p 4" "-p 1" "-p 4 -c" \
 	want=$(grep -c "^# expect-terminate .* layer 2 etype 0 code 2 " "$out")
 	got=$(stats_delta /tmp/hostile-stats.$$ siw_a crc_errors)
 	[ "$want" = "$got" ] || bad="$bad crc_errors +$got, expected +$want;"
+	# The responder's hold ran out only where a case let it.
+	want=$(grep -c "^# expect-first-fpdu-wait-expired" "$out")
+	got=$(stats_delta /tmp/hostile-stats.$$ siw_a first_fpdu_waits_expired)
+	[ "$want" = "$got" ] || bad="$bad first_fpdu_waits_expired +$got, expected +$want;"
 	if [ -z "$bad" ]; then
-		ok "siw_hostile${mode:+ $mode}: siw_a's Terminate and CRC counters moved by the cases' Terminates"
+		ok "siw_hostile${mode:+ $mode}: siw_a's Terminate, CRC and first-FPDU-wait counters moved as the cases expect"
 	else
-		fail "siw_hostile${mode:+ $mode}: siw_a's Terminate and CRC counters moved by the cases' Terminates" "$bad"
+		fail "siw_hostile${mode:+ $mode}: siw_a's Terminate, CRC and first-FPDU-wait counters moved as the cases expect" "$bad"
 	fi
 	if [ -n "$name" ]; then
 		finish_capture "$name" "/tmp/$name.pcap"
