@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 #
 # In the guest (run.sh bench connect): connection setup alone, as perf.sh
-# measures it (cmtime's rdma_cm connect step for BENCH_CONNS connections
+# measures it (cm_bench's rdma_cm connect step for BENCH_CONNS connections
 # opened at once; tcp_bench's as many TCP connects), but BENCH_REPS times
 # (default 7) with the transports' order rotated, so that an A/B of two
 # module builds in two boots can compare each boot's siw / TCP. Medians

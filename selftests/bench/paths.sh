@@ -13,6 +13,7 @@
 # A function's path is $topo (veth or lo); port the TCP/rdma_cm port.
 NS1=bench-a NS2=bench-b
 tcpb=$SIW_DIR/userspace/tcp_bench
+cmb=$SIW_DIR/userspace/cm_bench
 
 die() { echo "bench $bench_name: $*" >&2; exit 1; }
 log() { echo "bench $bench_name: $*" > /dev/console; echo "# $*"; }
@@ -28,10 +29,12 @@ teardown() {
 trap teardown EXIT
 
 for c in ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_send_lat \
-	ib_read_lat cmtime rdma python3; do
+	ib_read_lat rdma python3; do
 	command -v "$c" >/dev/null || die "$c is not installed"
 done
-[ -x "$tcpb" ] || die "$tcpb not built (make -C userspace)"
+for c in "$tcpb" "$cmb"; do
+	[ -x "$c" ] || die "$c not built (make -C userspace)"
+done
 for m in siw rdma_rxe; do modprobe "$m" || die "modprobe $m failed"; done
 
 ip netns add $NS1 && ip netns add $NS2 || die "namespaces"
@@ -134,31 +137,13 @@ client_server() {
 	fi
 }
 
-# cm_connect_rate TRANSPORT N: cmtime's rdma_cm connect step for N
-# connections opened at once, on $topo, $port; prints connections/s. Its
-# server never exits by itself: it is stopped once the client is done.
+# cm_connect_rate TRANSPORT N: cm_bench's rdma_cm connect step for N
+# connections opened at once, on $topo, $port; prints connections/s.
 cm_connect_rate() {
-	local a out ms i spid rc
-	a=$(addr "$topo" "$1")
-	sx timeout 120 cmtime -b "$a" -p $port > /tmp/bench-cmtime-srv.log 2>&1 &
-	spid=$!
-	for ((i = 0; i < 300; i++)); do
-		listening && break
-		sleep 0.1
-	done
-	out=$(cx timeout 120 cmtime -s "$a" -p $port -c "$2" 2>&1)
-	rc=$?
-	# The server is a grandchild of ours (netns exec, timeout): by name.
-	pkill -x cmtime
-	wait $spid 2>/dev/null
-	# The "connect" row: "connect :", total ms, max ms, min us, us/conn.
-	ms=$(echo "$out" | awk '$1 == "connect" && $2 == ":" { print $3; exit }')
-	if [ $rc != 0 ] || ! awk "BEGIN{ exit !($ms + 0 > 0) }" 2>/dev/null; then
-		echo "bench $bench_name: cmtime -s $a -c $2 failed ($rc):" >&2
-		echo "$out" >&2
-		return 1
-	fi
-	awk "BEGIN{print $2 / ($ms / 1000)}"
+	local line
+	line=$(client_server "$cmb" -s -a "$(addr "$topo" "$1")" -p $port -n "$2" -- \
+		"$cmb" -c "$(addr "$topo" "$1")" -p $port -n "$2") || return 1
+	echo "$line" | sed -n 's/.*conn_per_s=\([0-9.]*\).*/\1/p'
 }
 
 # tcp_connect_rate N: tcp_bench's N non-blocking connects on $topo,

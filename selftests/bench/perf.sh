@@ -9,7 +9,7 @@
 # request/response latency and connect rate (userspace/tcp_bench); for siw
 # and rxe, perftest over rdma_cm (-R): ib_{write,read,send}_bw at 4 KiB,
 # 64 KiB and 1 MiB, ib_write_bw with 8 QPs at 64 KiB,
-# ib_{write,send,read}_lat at 8 B, and the rdma_cm connect rate (cmtime).
+# ib_{write,send,read}_lat at 8 B, and the rdma_cm connect rate (cm_bench).
 # Each runs REPS times, the transports' order rotated. Every bandwidth run
 # also records the guest's kernel CPU time (system, irq, softirq on all
 # vCPUs: perftest busy-polls its CQ in user space, so user time says
@@ -174,7 +174,7 @@ tcp_cpu() { # SIZE: a TCP stream of that many seconds
 		"$tcpb" -c "$a" -p $port -m stream -l "$1" -t "$cpu_secs"
 }
 
-# cmtime: the rdma_cm connect step for $conns connections (paths.sh).
+# cm_bench: the rdma_cm connect step for $conns connections (paths.sh).
 cm_rate() {
 	local v
 	v=$(cm_connect_rate "$t" "$conns") || return 1

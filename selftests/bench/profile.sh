@@ -58,38 +58,35 @@ profile() {
 		{ echo "bench profile: no samples for $name" >&2; return 1; }
 }
 
-# profile_connect NAME TOPO TRANSPORT: rdma_cm connection setup, cmtime's
-# client run again and again (100 connections at once each time) against
-# one cmtime server, for BENCH_PROFILE_SECS; its figure is the median
-# connect step. The samples cover every step of cmtime's (address and
-# route resolution, QP creation, connect, disconnect, destroy), the
-# inclusive table tells them apart.
+# profile_connect NAME TOPO TRANSPORT: rdma_cm connection setup,
+# cm_bench's rounds of 100 connections at once against one cm_bench
+# server, for BENCH_PROFILE_SECS; its figure is the median connect step.
+# The samples cover every step of a round (address and route resolution,
+# QP creation, connect, disconnect, destroy), the inclusive table tells
+# them apart. The server serves until it is stopped.
 profile_connect() {
 	local name=$1 data=/tmp/profile-$1.data a spid i res
 	topo=$2
 	a=$(addr "$topo" "$3")
-	log "$name: $3 rdma_cm connection setup (cmtime -c 100, repeated)"
-	sx timeout 300 cmtime -b "$a" -p $port > /tmp/bench-cmtime-srv.log 2>&1 &
+	log "$name: $3 rdma_cm connection setup (cm_bench -n 100, repeated)"
+	sx timeout 300 "$cmb" -s -a "$a" -p $port > /tmp/bench-cm-srv.log 2>&1 &
 	spid=$!
 	for ((i = 0; i < 300; i++)); do
 		listening && break
 		sleep 0.1
 	done
 	cx perf record $perf_opts -o "$data" -- \
-		timeout 200 sh -c "end=\$((\$(date +%s) + $secs))
-			while [ \$(date +%s) -lt \$end ]; do
-				cmtime -s $a -p $port -c 100 || exit 1
-			done" > /tmp/profile-$name.out 2>&1
+		timeout 200 "$cmb" -c "$a" -p $port -n 100 -t "$secs" \
+		> /tmp/profile-$name.out 2>&1
 	i=$?
-	pkill -x cmtime
+	pkill -x cm_bench
 	wait $spid 2>/dev/null
 	if [ $i != 0 ]; then
-		echo "bench profile: $name: cmtime failed ($i):" >&2
-		tail -20 /tmp/profile-$name.out >&2
+		echo "bench profile: $name: cm_bench failed ($i):" >&2
+		tail -20 /tmp/profile-$name.out /tmp/bench-cm-srv.log >&2
 		return 1
 	fi
-	res=$(awk '$1 == "connect" && $2 == ":" { print $3 }' /tmp/profile-$name.out |
-		sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
+	res=$(sed -n 's/.*connect_ms=\([0-9.]*\).*/\1/p' /tmp/profile-$name.out)
 	[ -n "$res" ] || { echo "bench profile: $name printed no figure" >&2; return 1; }
 	perf script -i "$data" -F comm,pid,ip,sym,dso 2>/dev/null |
 		python3 "$pyprof" "$topo: $3 rdma_cm connection setup, 100 at once: connect step $res ms (median)" >> "$md" ||

@@ -317,7 +317,7 @@ def main():
         rxe_c = fg.get(topo, "rxe", "connect", 0)
         tcp_c = fg.get(topo, "tcp", "connect", 0)
         out += ["", "### Connection setup", "",
-                "rdma_cm: cmtime's connect step (connect, MPA exchange, "
+                "rdma_cm: `cm_bench`'s connect step (connect, MPA exchange, "
                 "established) for its connections opened at once; TCP: "
                 "`tcp_bench -m connect`, the same number of non-blocking "
                 "connects, each done when the server's accept has sent a byte.",
