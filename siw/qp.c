@@ -351,8 +351,8 @@ int siw_destroy_qp(struct ib_qp *base_qp, struct ib_udata *udata)
 	qp->dying = true;
 	xa_unlock(&sdev->qp_xa);
 	/* Wait for the connection manager and the data path to let go. */
+	siw_tx_hold_stop(qp);
 	siw_tx_quiesce(qp);
-	siw_tx_hold_cancel(qp);
 	siw_zc_qp_release(qp);
 	siw_qp_put(qp);
 	wait_for_completion(&qp->released);
@@ -777,7 +777,7 @@ void siw_qp_disconnected(struct siw_qp *qp)
 	qp->cep = NULL;
 	siw_qp_set_state(qp, IB_QPS_ERR, "disconnected");
 	spin_unlock_irqrestore(&qp->state_lock, flags);
-	siw_tx_hold_cancel(qp);
+	siw_tx_hold_stop(qp);
 
 	/*
 	 * A transmit run that is running (in tx_work or inline in a

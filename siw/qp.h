@@ -467,7 +467,6 @@ void siw_qp_fatal(struct siw_qp *qp, enum ib_event_type event);
 int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 		     struct socket *sock, const struct siw_mpa_result *res,
 		     bool initiator);
-
 int siw_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *base_qp);
 void siw_qp_disconnected(struct siw_qp *qp);
 void siw_qp_terminate(struct siw_qp *qp, enum siw_term_code code,
@@ -481,6 +480,7 @@ void siw_tx_schedule(struct siw_qp *qp);
 void siw_tx_hold_expired(struct work_struct *work);
 void siw_tx_hold_arm(struct siw_qp *qp, u32 ms);
 void siw_tx_hold_cancel(struct siw_qp *qp);
+void siw_tx_hold_stop(struct siw_qp *qp);
 bool siw_tx_release(struct siw_qp *qp);
 void siw_tx_kick(struct siw_qp *qp);
 void siw_tx_write_space(struct sock *sk);

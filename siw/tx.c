@@ -72,7 +72,7 @@ bool siw_tx_release(struct siw_qp *qp)
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	held = qp->tx_held;
-	qp->tx_held = false;
+	WRITE_ONCE(qp->tx_held, false);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (held)
 		siw_tx_schedule(qp);
@@ -106,6 +106,17 @@ void siw_tx_hold_arm(struct siw_qp *qp, u32 ms)
 void siw_tx_hold_cancel(struct siw_qp *qp)
 {
 	if (cancel_delayed_work(&qp->tx_hold_work))
+		siw_qp_put(qp);
+}
+
+/*
+ * Neither queued nor running when this returns, so it cannot queue a
+ * transmit run behind siw_tx_quiesce() or end a later connection's hold.
+ * Process context.
+ */
+void siw_tx_hold_stop(struct siw_qp *qp)
+{
+	if (cancel_delayed_work_sync(&qp->tx_hold_work))
 		siw_qp_put(qp);
 }
 

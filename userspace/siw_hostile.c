@@ -1546,13 +1546,6 @@ out:
 }
 
 /*
- * siw as the initiator, against a passive peer that drips its MPA reply a
- * byte per TCP segment (the class of CVE-2022-50136, where a reply read in
- * pieces was reported as a second connect reply). The connection must come
- * up once: one ESTABLISHED with the reply's private data, no other CM
- * event, and it must carry a Send.
- */
-/*
  * The server's device's mpa/first_fpdu_wait_ms: the old value into *old
  * (unless NULL), then ms. The listener is bound to the device already.
  */
@@ -1589,7 +1582,8 @@ static int set_first_fpdu_wait(const struct server *s, int ms, int *old)
  * server posts an RDMA Write as soon as it is connected. With first, the
  * attacker sends its first FPDU after quiet_ms and the Write must follow
  * within 5 s, long before the hold of hold_ms ends; without, the Write
- * must come when the hold ends. Nothing may come in the first quiet_ms.
+ * must come when the hold ends. Nothing may come in the first quiet_ms,
+ * which start later than the hold (after the reply and the post).
  */
 #define SS_LEN		64
 #define SS_WR_ID	300
@@ -1661,9 +1655,16 @@ out:
 static void run_speaks_second(void)
 {
 	speaks_second(20000, 1000, 1);
-	speaks_second(1500, 700, 0);
+	speaks_second(4000, 700, 0);
 }
 
+/*
+ * siw as the initiator, against a passive peer that drips its MPA reply a
+ * byte per TCP segment (the class of CVE-2022-50136, where a reply read in
+ * pieces was reported as a second connect reply). The connection must come
+ * up once: one ESTABLISHED with the reply's private data, no other CM
+ * event, and it must carry a Send.
+ */
 #define SR_PORT		7481
 #define SR_DRIP_US	20000
 static const char *attacker_addr;	/* -A: where the attacker listens */
@@ -1994,8 +1995,8 @@ static int victim_connect(struct target *t)
 	t->crc = res.crc;
 	t->send_msn = SIW_MSN_FIRST;
 	t->rreq_msn = SIW_MSN_FIRST;
-	/* The announcement: one Send of 56 bytes (victim.c). */
-	if (read_all(t->sock, frame, 2))
+	/* The announcement: one Send of 56 bytes (victim.c), once ours is in. */
+	if (open_stream(t) || read_all(t->sock, frame, 2))
 		return -1;
 	ulpdu = siw_get_be16(frame);
 	if (ulpdu != SIW_UNTAGGED_HDR_LEN + 56 ||

@@ -32,6 +32,10 @@ check "siw on $IF1 (the server's side only)" n1 rdma link add siw_a type siw net
 # RTR; the attacker asks for it only in the p2p modes.
 check "siw_a answers p2p with every RTR type by default" sh -c \
 	'[ "$(cat /sys/class/infiniband/siw_a/mpa/p2p_accept)" = 1 ] && [ "$(cat /sys/class/infiniband/siw_a/mpa/rtr)" = 7 ]'
+# The attacker sends its first FPDU at once; a slow guest must not let the
+# responder's hold run out before it (speaks-second sets its own).
+check "siw_a waits up to 10 s for the initiator's first FPDU" sh -c \
+	'echo 10000 > /sys/class/infiniband/siw_a/mpa/first_fpdu_wait_ms'
 # Revision 2 with CRC off and on is also captured: the host decodes each
 # Terminate siw sent with tshark and compares its layer, error type and
 # code with what the case expects (selftests/wire-check.sh), from the
