@@ -18,8 +18,8 @@
 # The connection counters (rdma statistic) follow: a refused connection is
 # counted on both devices, a timed-out one on the device that waited.
 . "$(dirname "$0")/lib.sh"
-# 30 cases of parameters and knobs, 41 connections, 11 more.
-plan 82
+# 34 cases of parameters and knobs, 41 connections, 11 more.
+plan 86
 require rdma rping busybox python3
 at_exit cleanup_netns
 

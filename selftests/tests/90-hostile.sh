@@ -11,12 +11,12 @@
 # must stay clean (rate limited lines about the peer only) and siw must
 # unload afterwards.
 . "$(dirname "$0")/lib.sh"
-# 3 cases of set-up, 2 per MPA mode (the cases, the counters) and 5 more
+# 4 cases of set-up, 2 per MPA mode (the cases, the counters) and 5 more
 # per captured mode, 2 for siw as the initiator against a reply that drips,
 # 3 for the many peers that keep their windows shut, 2
 # for the peer that never reads, 2 for the Read Responses whose source goes
 # away, 2 at the end.
-plan 48
+plan 49
 require rdma tcpdump python3
 addr=192.0.2.1
 . "$(dirname "$0")/capture.sh"
