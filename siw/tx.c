@@ -79,13 +79,18 @@ bool siw_tx_release(struct siw_qp *qp)
 	return held;
 }
 
-/* tx_hold_work: the initiator sent nothing in mpa/first_fpdu_wait_ms. */
+/*
+ * tx_hold_work: the initiator sent nothing in mpa/first_fpdu_wait_ms.
+ * Counted when something was waiting to go out (its server spoke first);
+ * a connection that carries nothing yet is not.
+ */
 void siw_tx_hold_expired(struct work_struct *work)
 {
 	struct siw_qp *qp = container_of(to_delayed_work(work), struct siw_qp,
 					 tx_hold_work);
+	bool waiting = siw_tx_more_queued(qp);	/* before a run takes it */
 
-	if (siw_tx_release(qp)) {
+	if (siw_tx_release(qp) && waiting) {
 		pr_debug("siw: QP %u: no FPDU from the initiator yet; transmitting\n",
 			 qp->base_qp.qp_num);
 		siw_dev_stat_inc(qp->sdev, SIW_STAT_FIRST_FPDU_LATE);
