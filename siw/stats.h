@@ -66,7 +66,7 @@ enum siw_stat {
 	SIW_STAT_MPA_REV2,
 	SIW_STAT_MPA_CRC_ON,		/* and CRC mode */
 	SIW_STAT_MPA_CRC_OFF,
-	SIW_STAT_FIRST_FPDU_LATE,	/* a responder's hold ran out */
+	SIW_STAT_FIRST_FPDU_LATE,	/* a responder's hold delayed a send */
 	SIW_STAT_NUM
 };
 
