@@ -345,8 +345,11 @@ static unsigned long number(const char *s, unsigned long min,
 
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max)
+	if (errno || end == s || *end || v < min || v > max) {
+		fprintf(stderr, "cm_bench: %s: not a number in %lu..%lu\n", s,
+			min, max);
 		usage();
+	}
 	return v;
 }
 
