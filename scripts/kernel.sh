@@ -129,15 +129,19 @@ for deb in "$dir"/debs/*.deb; do
 done
 rm -rf "$dir/debs"
 # Newer images ship merged-/usr: /usr/lib/modules/<abi>/, the kernel
-# itself as vmlinuz in there. The layout above is what the VM expects.
+# itself as vmlinuz in there, its configuration as config and System.map
+# beside it. The layout above is what the VM expects, and tools such as
+# blktests read /boot/config-<abi>.
 if [ -d "$dir/root/usr/lib/modules/$abi" ] && [ ! -e "$dir/root/lib/modules/$abi" ]; then
 	mkdir -p "$dir/root/lib/modules"
 	mv "$dir/root/usr/lib/modules/$abi" "$dir/root/lib/modules/$abi"
 fi
-if [ ! -f "$dir/root/boot/vmlinuz-$abi" ] && [ -f "$dir/root/lib/modules/$abi/vmlinuz" ]; then
-	mkdir -p "$dir/root/boot"
-	ln "$dir/root/lib/modules/$abi/vmlinuz" "$dir/root/boot/vmlinuz-$abi"
-fi
+for f in vmlinuz config System.map; do
+	if [ ! -f "$dir/root/boot/$f-$abi" ] && [ -f "$dir/root/lib/modules/$abi/$f" ]; then
+		mkdir -p "$dir/root/boot"
+		ln "$dir/root/lib/modules/$abi/$f" "$dir/root/boot/$f-$abi"
+	fi
+done
 
 [ -f "$dir/root/boot/vmlinuz-$abi" ] || die "no vmlinuz in $image_pkg"
 if [ -n "$croot" ]; then
