@@ -700,6 +700,7 @@ int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 {
 	struct sock *sk = sock->sk;
 	unsigned long flags;
+	bool timed_hold;
 	u32 i;
 
 	pr_debug("siw: QP %u: connected in %s\n", qp->base_qp.qp_num,
@@ -739,7 +740,9 @@ int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 	spin_unlock(&qp->place_lock);
 	qp->rtr_send = initiator ? qp->rtr : 0;
 	qp->rx.rtr_await = initiator ? 0 : qp->rtr;
-	qp->tx_held = !initiator && (qp->rtr || cep->first_fpdu_wait_ms);
+	/* p2p: held until the RTR; otherwise at most first_fpdu_wait_ms. */
+	timed_hold = !initiator && !qp->rtr && cep->first_fpdu_wait_ms;
+	qp->tx_held = (!initiator && qp->rtr) || timed_hold;
 	kref_get(&cep->ref);
 	qp->cep = cep;
 	qp->sock = sock;
@@ -747,7 +750,7 @@ int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 	qp->connected = true;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	/* Armed before receive starts, which may end the hold at once. */
-	if (!initiator && !qp->rtr && cep->first_fpdu_wait_ms)
+	if (timed_hold)
 		siw_tx_hold_arm(qp, cep->first_fpdu_wait_ms);
 
 	write_lock_bh(&sk->sk_callback_lock);
