@@ -80,6 +80,14 @@ expected_fail() {
 		}' "$expect"
 }
 
+# perftest's options. -F: perftest measures the CPU's clock rate for its
+# report, and where the samples scatter (two emulated guests on two host
+# CPUs) it gives up with exit status 1 after a transfer that succeeded
+# ("Correlation coefficient r^2 < 0.9", then "Can't produce a report"):
+# with -F it reports anyway. The transfer's outcome (every completion
+# successful) is what the cell checks.
+pt="-R -F -s 65536 -n 200"
+
 # cell SETTING PROG SERVER_VM: one cell of the matrix.
 cell() {
 	local s=$1 p=$2 srv=$3 a="192.0.2.1$3" name why sc cc other both
@@ -90,12 +98,12 @@ cell() {
 	case $p in
 	rping)    sc="rping -s -a $a -V -C 50 -S 4096"
 	          cc="rping -c -a $a -V -C 50 -S 4096" ;;
-	write_bw) sc="ib_write_bw -R -s 65536 -n 200"
-	          cc="ib_write_bw -R -s 65536 -n 200 $a" ;;
-	read_bw)  sc="ib_read_bw -R -s 65536 -n 200"
-	          cc="ib_read_bw -R -s 65536 -n 200 $a" ;;
-	send_bw)  sc="ib_send_bw -R -s 65536 -n 200"
-	          cc="ib_send_bw -R -s 65536 -n 200 $a" ;;
+	write_bw) sc="ib_write_bw $pt"
+	          cc="ib_write_bw $pt $a" ;;
+	read_bw)  sc="ib_read_bw $pt"
+	          cc="ib_read_bw $pt $a" ;;
+	send_bw)  sc="ib_send_bw $pt"
+	          cc="ib_send_bw $pt $a" ;;
 	ucmatose) sc="ucmatose -b $a -c 4 -C 20"
 	          cc="ucmatose -s $a -c 4 -C 20" ;;
 	esac
@@ -112,10 +120,10 @@ cell() {
 		fi
 	elif [ -n "$why" ]; then
 		# Shown, counted neither way.
-		tail -15 "$pair_log" | sed 's/^/#   | /'
+		tail -40 "$pair_log" | sed 's/^/#   | /'
 		echo "ok - $name # SKIP upstream's behaviour: $why ($both)"
 	else
-		fail "$name" "$(tail -15 "$pair_log"; echo "($both)")"
+		fail "$name" "$(tail -40 "$pair_log"; echo "($both)")"
 	fi
 }
 

@@ -34,17 +34,30 @@ listeners() { ss -ltnH | wc -l; }
 more_listeners() { [ "$(listeners)" -gt "$1" ]; }
 # pair_run NAME SECS SERVER_VM SERVER_CMD CLIENT_CMD: runs this guest's
 # side and writes no case: its exit status in $pair_rc (124: timed out),
-# what it printed in $pair_log; the status also goes to the share
-# (vm<N>/rc-NAME), for the other guest to read after barrier end-NAME.
+# what it printed in $pair_log (standard output, then standard error
+# under a heading: a program's stdout to a file is flushed only at exit,
+# so interleaved, its error message would sit above everything it
+# printed, out of sight of the log's tail). Ten seconds before the
+# timeout, the guest's TCP sockets (ss -tni) and RDMA QPs go to the log
+# too: a run that hangs shows which side still holds unread or unsent
+# data. The status also goes to the share (vm<N>/rc-NAME), for the other
+# guest to read after barrier end-NAME.
 pair_log=/tmp/peer.$$.log
 pair_rc=
 pair_run() {
-	local before spid
+	local before spid wpid cmd out=/tmp/peer.$$.out err=/tmp/peer.$$.err
+	local snap=/tmp/peer.$$.snap
 	barrier "start-$1"
+	rm -f "$snap"
+	(sleep $(($2 > 20 ? $2 - 10 : $2 / 2)) &&
+		{ echo "ss -tni:"; ss -tni; echo "rdma resource show qp:"
+		  rdma resource show qp; } > "$snap" 2>&1) &
+	wpid=$!
 	if [ "$me" = "$3" ]; then
 		before=$(listeners)
-		echo "+ server: $4"
-		timeout "$2" $4 > "$pair_log" 2>&1 &
+		cmd=$4
+		echo "+ server: $cmd"
+		timeout "$2" $cmd > "$out" 2> "$err" &
 		spid=$!
 		wait_for 30 more_listeners "$before" ||
 			echo "# the server is not listening after 30 s"
@@ -53,10 +66,19 @@ pair_run() {
 		pair_rc=$?
 	else
 		barrier "listening-$1"
-		echo "+ client: $5"
-		timeout "$2" $5 > "$pair_log" 2>&1
+		cmd=$5
+		echo "+ client: $cmd"
+		timeout "$2" $cmd > "$out" 2> "$err"
 		pair_rc=$?
 	fi
+	kill "$wpid" 2>/dev/null
+	wait "$wpid" 2>/dev/null
+	{
+		cat "$out"
+		[ -s "$err" ] && { echo "--- its standard error:"; cat "$err"; }
+		[ -s "$snap" ] && { echo "--- 10 s before the timeout:"; cat "$snap"; }
+	} > "$pair_log"
+	rm -f "$out" "$err" "$snap"
 	echo "$pair_rc" > "$(pair_rc_file "$1" "$me")"
 	barrier "end-$1"
 }
@@ -78,7 +100,7 @@ rdma_pair() {
 	if [ "$pair_rc" = 0 ]; then
 		ok "$1"
 	else
-		fail "$1" "$(tail -15 "$pair_log"; echo "($(status_of "$pair_rc" "$2"))")"
+		fail "$1" "$(tail -40 "$pair_log"; echo "($(status_of "$pair_rc" "$2"))")"
 	fi
 }
 # rdma_between NAME SECS SERVER_CMD CLIENT_CMD: guest 1 serves.
