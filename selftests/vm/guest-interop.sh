@@ -88,10 +88,31 @@ expected_fail() {
 # successful) is what the cell checks.
 pt="-R -F -s 65536 -n 200"
 
+# upstream_left_unread NAME: pair NAME, upstream serving, ran into its
+# timeout in guest 1 with bytes from this siw's guest unread in
+# upstream's socket (Recv-Q of an established connection to 192.0.2.12,
+# ten seconds before the timeout), while its server waited for them.
+# That is upstream's responder, not this siw: siw_accept() sends the MPA
+# reply, then hands the socket's receive callback from the connection
+# endpoint to the QP; the endpoint's callback ignores data in RDMA mode
+# and nothing reads what came in between, so an initiator's first FPDU
+# that arrives in that window (as soon as it has the reply, which RFC
+# 5044 allows) waits until more data comes, and a client that waits for
+# an answer never sends more (protocol.rst, Upstream siw as a peer).
+# Both guests read the same files, so they agree.
+upstream_left_unread() {
+	local rc snap
+	rc=$(cat "$(pair_rc_file "$1" 1)" 2>/dev/null)
+	snap=$(pair_snap_file "$1" 1)
+	[ "$rc" = 124 ] && [ -f "$snap" ] &&
+		awk '$1 == "ESTAB" && $2 > 0 && $5 ~ /^192\.0\.2\.12:/ { f = 1 }
+			END { exit !f }' "$snap"
+}
+
 # cell SETTING PROG SERVER_VM: one cell of the matrix.
 cell() {
 	local s=$1 p=$2 srv=$3 a="192.0.2.1$3" name why sc cc other both
-	local secs=120
+	local secs=120 run
 	local who=upstream
 	[ "$srv" = 2 ] && who=this
 	name="$s: $p, $who siw serving"
@@ -108,9 +129,17 @@ cell() {
 	          cc="ucmatose -s $a -c 4 -C 20" ;;
 	esac
 	why=$(expected_fail "$s/$p/$who")
-	# The cell is the pair's: it passes only if both sides did.
-	pair_run "$name" $secs "$srv" "$sc" "$cc"
-	other=$(cat "$(pair_rc_file "$name" "$peer")" 2>/dev/null)
+	# The cell is the pair's: it passes only if both sides did. Once,
+	# and only for upstream's lost first FPDU (above), it runs again.
+	for run in "$name" "$name, again"; do
+		pair_run "$run" $secs "$srv" "$sc" "$cc"
+		other=$(cat "$(pair_rc_file "$run" "$peer")" 2>/dev/null)
+		[ "$pair_rc" = 0 ] && [ "$other" = 0 ] && break
+		[ "$run" = "$name" ] && [ -z "$why" ] && [ "$srv" = 1 ] &&
+			upstream_left_unread "$run" || break
+		echo "# $run: upstream's server waited $secs s with this siw's bytes unread in its socket (upstream's responder lost its first FPDU's wakeup: upstream_left_unread); once more"
+		grep -A12 '^ss -tni:' "$(pair_snap_file "$run" 1)" | sed 's/^/#   | /'
+	done
 	both="this side: $(status_of "$pair_rc" $secs); the other: $(status_of "$other" $secs)"
 	if [ "$pair_rc" = 0 ] && [ "$other" = 0 ]; then
 		if [ -n "$why" ]; then

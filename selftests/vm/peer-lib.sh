@@ -40,13 +40,14 @@ more_listeners() { [ "$(listeners)" -gt "$1" ]; }
 # printed, out of sight of the log's tail). Ten seconds before the
 # timeout, the guest's TCP sockets (ss -tni) and RDMA QPs go to the log
 # too: a run that hangs shows which side still holds unread or unsent
-# data. The status also goes to the share (vm<N>/rc-NAME), for the other
-# guest to read after barrier end-NAME.
+# data. The status and that snapshot also go to the share (vm<N>/rc-NAME,
+# vm<N>/snap-NAME), for the other guest to read after barrier end-NAME.
 pair_log=/tmp/peer.$$.log
 pair_rc=
 pair_run() {
 	local before spid wpid cmd out=/tmp/peer.$$.out err=/tmp/peer.$$.err
-	local snap=/tmp/peer.$$.snap
+	local snap
+	snap=$(pair_snap_file "$1" "$me")
 	barrier "start-$1"
 	rm -f "$snap"
 	(sleep $(($2 > 20 ? $2 - 10 : $2 / 2)) &&
@@ -78,12 +79,15 @@ pair_run() {
 		[ -s "$err" ] && { echo "--- its standard error:"; cat "$err"; }
 		[ -s "$snap" ] && { echo "--- 10 s before the timeout:"; cat "$snap"; }
 	} > "$pair_log"
-	rm -f "$out" "$err" "$snap"
+	rm -f "$out" "$err"
 	echo "$pair_rc" > "$(pair_rc_file "$1" "$me")"
 	barrier "end-$1"
 }
 # pair_rc_file NAME VM: where guest VM left its status for pair NAME.
 pair_rc_file() { echo "$share/vm$2/rc-${1//\//_}"; }
+# pair_snap_file NAME VM: guest VM's socket snapshot of a pair that ran
+# into its timeout (none if it ended in time).
+pair_snap_file() { echo "$share/vm$2/snap-${1//\//_}"; }
 # status_of RC SECS: an exit status in words.
 status_of() {
 	case $1 in
