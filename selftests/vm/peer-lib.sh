@@ -50,7 +50,10 @@ pair_run() {
 	snap=$(pair_snap_file "$1" "$me")
 	barrier "start-$1"
 	rm -f "$snap"
-	(sleep $(($2 > 20 ? $2 - 10 : $2 / 2)) &&
+	# Away from the test's output: a sleep left over once the pair
+	# ended would hold that pipe open (and the harness waiting).
+	(exec > /dev/null 2>&1
+	 sleep $(($2 > 20 ? $2 - 10 : $2 / 2)) &&
 		{ echo "ss -tni:"; ss -tni; echo "rdma resource show qp:"
 		  rdma resource show qp; } > "$snap" 2>&1) &
 	wpid=$!
