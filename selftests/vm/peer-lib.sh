@@ -45,7 +45,7 @@ more_listeners() { [ "$(listeners)" -gt "$1" ]; }
 pair_log=/tmp/peer.$$.log
 pair_rc=
 pair_run() {
-	local before spid wpid cmd out=/tmp/peer.$$.out err=/tmp/peer.$$.err
+	local before spid wpid out=/tmp/peer.$$.out err=/tmp/peer.$$.err
 	local snap
 	snap=$(pair_snap_file "$1" "$me")
 	barrier "start-$1"
@@ -59,9 +59,8 @@ pair_run() {
 	wpid=$!
 	if [ "$me" = "$3" ]; then
 		before=$(listeners)
-		cmd=$4
-		echo "+ server: $cmd"
-		timeout "$2" $cmd > "$out" 2> "$err" &
+		echo "+ server: $4"
+		timeout "$2" $4 > "$out" 2> "$err" &
 		spid=$!
 		wait_for 30 more_listeners "$before" ||
 			echo "# the server is not listening after 30 s"
@@ -70,9 +69,8 @@ pair_run() {
 		pair_rc=$?
 	else
 		barrier "listening-$1"
-		cmd=$5
-		echo "+ client: $cmd"
-		timeout "$2" $cmd > "$out" 2> "$err"
+		echo "+ client: $5"
+		timeout "$2" $5 > "$out" 2> "$err"
 		pair_rc=$?
 	fi
 	kill "$wpid" 2>/dev/null
