@@ -18,23 +18,7 @@
 #include "siw.h"
 #include "queue.h"
 #include "trace.h"
-
-static const enum ib_wc_opcode siw_to_ib_wc_opcode[SIW_NUM_KOPCODES] = {
-	[SIW_OP_WRITE] = IB_WC_RDMA_WRITE,
-	[SIW_OP_READ] = IB_WC_RDMA_READ,
-	[SIW_OP_READ_LOCAL_INV] = IB_WC_RDMA_READ,
-	[SIW_OP_SEND] = IB_WC_SEND,
-	[SIW_OP_SEND_WITH_IMM] = IB_WC_SEND,
-	[SIW_OP_SEND_REMOTE_INV] = IB_WC_SEND,
-	[SIW_OP_FETCH_AND_ADD] = IB_WC_FETCH_ADD,
-	[SIW_OP_COMP_AND_SWAP] = IB_WC_COMP_SWAP,
-	[SIW_OP_RECEIVE] = IB_WC_RECV,
-	[SIW_OP_READ_RESPONSE] = IB_WC_RDMA_READ,
-	[SIW_OP_INVAL_STAG] = IB_WC_LOCAL_INV,
-	[SIW_OP_REG_MR] = IB_WC_REG_MR,
-	[SIW_OP_WRITE_WITH_IMM] = IB_WC_RDMA_WRITE,
-	[SIW_OP_RECV_RDMA_IMM] = IB_WC_RECV_RDMA_WITH_IMM,
-};
+#include "wr_ops.h"
 
 static const enum ib_wc_status siw_to_ib_wc_status[SIW_NUM_WC_STATUS] = {
 	[SIW_WC_SUCCESS] = IB_WC_SUCCESS,
@@ -218,6 +202,7 @@ int siw_poll_cq(struct ib_cq *base_cq, int num_entries, struct ib_wc *wc)
 	spin_lock_irqsave(&cq->poll_lock, flags);
 	for (n = 0; n < num_entries; n++, wc++) {
 		struct siw_cqe *cqe = &cq->queue[cq->cq_get % cq->num_cqe];
+		const struct siw_wr_op *op;
 
 		if (!(smp_load_acquire(&cqe->flags) & SIW_WQE_VALID))
 			break;
@@ -226,8 +211,8 @@ int siw_poll_cq(struct ib_cq *base_cq, int num_entries, struct ib_wc *wc)
 		wc->status = cqe->status < SIW_NUM_WC_STATUS ?
 			     siw_to_ib_wc_status[cqe->status] :
 			     IB_WC_GENERAL_ERR;
-		wc->opcode = cqe->opcode < SIW_NUM_KOPCODES ?
-			     siw_to_ib_wc_opcode[cqe->opcode] : IB_WC_SEND;
+		op = siw_wr_op(cqe->opcode);
+		wc->opcode = op ? op->ib_wc : IB_WC_SEND;
 		wc->byte_len = cqe->bytes;
 		wc->qp = cqe->base_qp;
 		if (cqe->flags & SIW_WQE_REM_INVAL) {

@@ -23,7 +23,8 @@
  *   mpa.c        MPA request/reply frames, and the accept/reject policy
  *   fpdu.c       FPDU sizing, transmit header encoding, MPA CRC framing
  *   ddp_check.c  receive-side DDP/RDMAP header checks -> Terminate codes
- *   rdmap.c      the RDMAP opcode table; Terminate message build/decode
+ *   rdmap.c      the RDMAP opcode table
+ *   term.c       Terminate codes' names; Terminate message build/decode
  */
 #ifndef SIW_PROTO_H
 #define SIW_PROTO_H
@@ -409,22 +410,47 @@ static_assert(sizeof(struct siw_atomic_resp_body) == SIW_ATOMIC_RESP_BODY_LEN,
 
 /*
  * RDMAP opcodes (RFC 5040 section 4.2; 0x8-0xb from RFC 7306, used only
- * on connections that negotiated them); 0xc-0xf are reserved.
+ * on connections that negotiated them); 0xc-0xf are reserved. One list,
+ * X(NAME, value) with XL() for the last entry (a tracepoint's symbol list
+ * must not end in a comma): it makes the enum, siw_op_name() and the
+ * tracepoints' names, so an opcode has one spelling everywhere.
  */
+#define SIW_RDMAP_OPCODES(X, XL)	\
+	X(WRITE,	0x0)		\
+	X(READ_REQ,	0x1)		\
+	X(READ_RESP,	0x2)		\
+	X(SEND,		0x3)		\
+	X(SEND_INV,	0x4)		\
+	X(SEND_SE,	0x5)		\
+	X(SEND_SE_INV,	0x6)		\
+	X(TERMINATE,	0x7)		\
+	X(IMM,		0x8)		\
+	X(IMM_SE,	0x9)		\
+	X(ATOMIC_REQ,	0xa)		\
+	XL(ATOMIC_RESP,	0xb)
+
+#define SIW_RDMAP_ENUM_ENTRY(name, value)	SIW_RDMAP_##name = (value),
 enum siw_rdmap_opcode {
-	SIW_RDMAP_WRITE		= 0x0,
-	SIW_RDMAP_READ_REQ		= 0x1,
-	SIW_RDMAP_READ_RESP	= 0x2,
-	SIW_RDMAP_SEND		= 0x3,
-	SIW_RDMAP_SEND_INV		= 0x4,
-	SIW_RDMAP_SEND_SE		= 0x5,
-	SIW_RDMAP_SEND_SE_INV	= 0x6,
-	SIW_RDMAP_TERMINATE	= 0x7,
-	SIW_RDMAP_IMM		= 0x8,
-	SIW_RDMAP_IMM_SE	= 0x9,
-	SIW_RDMAP_ATOMIC_REQ	= 0xa,
-	SIW_RDMAP_ATOMIC_RESP	= 0xb,
+	SIW_RDMAP_OPCODES(SIW_RDMAP_ENUM_ENTRY, SIW_RDMAP_ENUM_ENTRY)
 	SIW_RDMAP_NUM
+};
+#undef SIW_RDMAP_ENUM_ENTRY
+
+/*
+ * What a message does, whatever its variant (Solicited Event, Invalidate):
+ * the receiver's decision and the counters go by it. The order is that of
+ * the per-message counters (stats.h); Terminates are counted by layer.
+ */
+enum siw_msg_kind {
+	SIW_MSG_SEND,
+	SIW_MSG_WRITE,
+	SIW_MSG_READ_REQ,
+	SIW_MSG_READ_RESP,
+	SIW_MSG_IMM,		/* RFC 7306 Immediate Data */
+	SIW_MSG_ATOMIC_REQ,
+	SIW_MSG_ATOMIC_RESP,
+	SIW_MSG_TERMINATE,
+	SIW_MSG_KIND_NUM
 };
 
 /* Untagged queue numbers (RFC 5040 section 5.1) */
@@ -441,18 +467,20 @@ enum siw_rdmap_opcode {
 
 /* What every segment of a message of one opcode looks like (rdmap.c). */
 struct siw_op_info {
-	const char *name;
+	u8 kind;	/* enum siw_msg_kind */
 	u8 tagged;	/* T flag */
 	u8 qn;		/* untagged: the queue it travels on */
 	u8 hdr_len;	/* header bytes at the start of each segment */
 	u8 single;	/* one segment only: MO 0 and L set */
 	u8 inval;	/* RsvdULP carries the STag to invalidate */
+	u8 se;		/* Solicited Event: the receive completes solicited */
 	u8 ext;		/* RFC 7306: only where negotiated (SIW_DDP_EXT) */
 	u8 exact;	/* the header is the whole segment: no payload */
 };
 
 /* NULL for an opcode we do not know (0xc-0xf). */
 const struct siw_op_info *siw_op_info(u8 opcode);
+/* The enum's name ("READ_REQ"); "RESERVED" for 0xc-0xf. */
 const char *siw_op_name(u8 opcode);
 
 /*

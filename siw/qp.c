@@ -27,6 +27,7 @@
 #include "mem.h"
 #include "cm.h"
 #include "trace.h"
+#include "wr_ops.h"
 
 static const char *const siw_qp_state_names[] = {
 	[IB_QPS_RESET] = "RESET",
@@ -1002,130 +1003,54 @@ int siw_query_qp(struct ib_qp *base_qp, struct ib_qp_attr *attr, int mask,
 	return 0;
 }
 
-static int siw_wr_to_sqe(struct siw_qp *qp, const struct ib_send_wr *wr,
+/* What the work request names beyond its SGEs, by the opcode's kind. */
+static int siw_wr_fields(const struct siw_wr_op *op, const struct ib_send_wr *wr,
 			 struct siw_sqe *sqe, struct siw_sqe_ext *ext)
 {
-	u16 flags = 0;
-	int i;
-
-	memset(sqe, 0, sizeof(*sqe));
-	memset(ext, 0, sizeof(*ext));
-	sqe->id = wr->wr_id;
-
-	switch (wr->opcode) {
-	case IB_WR_SEND_WITH_IMM:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		/*
-		 * RFC 7306: only on a connection whose peer said it takes
-		 * them (a siw peer, mpa_rfc7306); with any other, nothing
-		 * goes on the wire.
-		 */
-		if (!READ_ONCE(qp->ext))
-			return -EOPNOTSUPP;
-		break;
-	default:
-		break;
-	}
-
-	switch (wr->opcode) {
-	case IB_WR_SEND:
-		sqe->opcode = SIW_OP_SEND;
-		break;
-	case IB_WR_SEND_WITH_IMM:
-		sqe->opcode = SIW_OP_SEND_WITH_IMM;
-		ext->imm = be32_to_cpu(wr->ex.imm_data);
-		break;
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		sqe->opcode = SIW_OP_WRITE_WITH_IMM;
-		sqe->raddr = rdma_wr(wr)->remote_addr;
-		sqe->rkey = rdma_wr(wr)->rkey;
-		ext->imm = be32_to_cpu(wr->ex.imm_data);
-		break;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	switch (op->kind) {
+	case SIW_WR_ATOMIC:
 		/* One 8-byte result buffer; an 8-byte aligned target. */
 		if (wr->num_sge != 1 ||
 		    wr->sg_list[0].length < SIW_ATOMIC_LEN ||
 		    (atomic_wr(wr)->remote_addr & (SIW_ATOMIC_LEN - 1)) ||
 		    (wr->send_flags & IB_SEND_INLINE))
 			return -EINVAL;
-		sqe->opcode = wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
-			      SIW_OP_COMP_AND_SWAP : SIW_OP_FETCH_AND_ADD;
 		sqe->raddr = atomic_wr(wr)->remote_addr;
 		sqe->rkey = atomic_wr(wr)->rkey;
 		ext->compare_add = atomic_wr(wr)->compare_add;
 		ext->swap = atomic_wr(wr)->swap;
-		break;
-	case IB_WR_SEND_WITH_INV:
-		sqe->opcode = SIW_OP_SEND_REMOTE_INV;
-		sqe->rkey = wr->ex.invalidate_rkey;
-		break;
-	case IB_WR_RDMA_WRITE:
-		sqe->opcode = SIW_OP_WRITE;
+		return 0;
+	case SIW_WR_READ:
+		if (wr->num_sge > op->max_sge)
+			return -EINVAL;
+		fallthrough;
+	case SIW_WR_WRITE:
 		sqe->raddr = rdma_wr(wr)->remote_addr;
 		sqe->rkey = rdma_wr(wr)->rkey;
 		break;
-	case IB_WR_RDMA_READ:
-	case IB_WR_RDMA_READ_WITH_INV:
-		if (wr->num_sge > SIW_MAX_SGE_RD)
-			return -EINVAL;
-		/* The STag to invalidate is the one sink the wire names. */
-		if (wr->opcode == IB_WR_RDMA_READ_WITH_INV && wr->num_sge > 1)
-			return -EINVAL;
-		sqe->opcode = wr->opcode == IB_WR_RDMA_READ ?
-			      SIW_OP_READ : SIW_OP_READ_LOCAL_INV;
-		sqe->raddr = rdma_wr(wr)->remote_addr;
-		sqe->rkey = rdma_wr(wr)->rkey;
-		break;
-	case IB_WR_LOCAL_INV:
-		sqe->opcode = SIW_OP_INVAL_STAG;
-		sqe->rkey = wr->ex.invalidate_rkey;
-		break;
-	case IB_WR_REG_MR:
-		sqe->opcode = SIW_OP_REG_MR;
+	case SIW_WR_REG_MR:
 		sqe->base_mr = (uintptr_t)reg_wr(wr)->mr;
 		sqe->rkey = reg_wr(wr)->key;
 		sqe->access = reg_wr(wr)->access;
-		break;
-	default:
-		return -EINVAL;
-	}
-
-	if (wr->send_flags & IB_SEND_SIGNALED)
-		flags |= SIW_WQE_SIGNALLED;
-	if (wr->send_flags & IB_SEND_SOLICITED)
-		flags |= SIW_WQE_SOLICITED;
-	if (wr->send_flags & IB_SEND_FENCE)
-		flags |= SIW_WQE_READ_FENCE;
-
-	if (sqe->opcode == SIW_OP_REG_MR || sqe->opcode == SIW_OP_INVAL_STAG) {
-		sqe->flags = flags;
 		return 0;
+	default:
+		break;
 	}
-	if (wr->send_flags & IB_SEND_INLINE) {
-		char *data = (char *)&sqe->sge[1];
-		u32 bytes = 0;
+	if (op->flags & SIW_WR_INV_KEY)
+		sqe->rkey = wr->ex.invalidate_rkey;
+	if (op->flags & SIW_WR_IMM)
+		ext->imm = be32_to_cpu(wr->ex.imm_data);
+	return 0;
+}
 
-		if (sqe->opcode != SIW_OP_SEND && sqe->opcode != SIW_OP_WRITE &&
-		    sqe->opcode != SIW_OP_SEND_REMOTE_INV &&
-		    sqe->opcode != SIW_OP_SEND_WITH_IMM &&
-		    sqe->opcode != SIW_OP_WRITE_WITH_IMM)
-			return -EINVAL;
-		for (i = 0; i < wr->num_sge; i++) {
-			u32 len = wr->sg_list[i].length;
+/* The work request's SGEs, or their bytes inline. */
+static int siw_wr_sges(struct siw_qp *qp, const struct siw_wr_op *op,
+		       const struct ib_send_wr *wr, struct siw_sqe *sqe)
+{
+	u32 bytes = 0;
+	int i;
 
-			if (len > qp->max_inline - bytes)
-				return -EINVAL;
-			memcpy(data + bytes,
-			       (void *)(uintptr_t)wr->sg_list[i].addr, len);
-			bytes += len;
-		}
-		sqe->sge[0].length = bytes;
-		sqe->num_sge = 1;
-		flags |= SIW_WQE_INLINE;
-	} else {
+	if (!(wr->send_flags & IB_SEND_INLINE)) {
 		if (wr->num_sge > qp->max_send_sge)
 			return -EINVAL;
 		for (i = 0; i < wr->num_sge; i++) {
@@ -1134,9 +1059,58 @@ static int siw_wr_to_sqe(struct siw_qp *qp, const struct ib_send_wr *wr,
 			sqe->sge[i].lkey = wr->sg_list[i].lkey;
 		}
 		sqe->num_sge = wr->num_sge;
+		return 0;
 	}
-	sqe->flags = flags;
+	if (!(op->flags & SIW_WR_PAYLOAD))
+		return -EINVAL;
+	for (i = 0; i < wr->num_sge; i++) {
+		u32 len = wr->sg_list[i].length;
+
+		if (len > qp->max_inline - bytes)
+			return -EINVAL;
+		memcpy((char *)&sqe->sge[1] + bytes,
+		       (void *)(uintptr_t)wr->sg_list[i].addr, len);
+		bytes += len;
+	}
+	sqe->sge[0].length = bytes;
+	sqe->num_sge = 1;
+	sqe->flags |= SIW_WQE_INLINE;
 	return 0;
+}
+
+static int siw_wr_to_sqe(struct siw_qp *qp, const struct ib_send_wr *wr,
+			 struct siw_sqe *sqe, struct siw_sqe_ext *ext)
+{
+	int opcode = siw_wr_opcode_of(wr->opcode);
+	const struct siw_wr_op *op;
+	int err;
+
+	memset(sqe, 0, sizeof(*sqe));
+	memset(ext, 0, sizeof(*ext));
+	if (opcode < 0)
+		return opcode;
+	op = siw_wr_op(opcode);
+	/*
+	 * RFC 7306: only on a connection whose peer said it takes them (a
+	 * siw peer, mpa_rfc7306); with any other, nothing goes on the wire.
+	 */
+	if ((op->flags & SIW_WR_EXT) && !READ_ONCE(qp->ext))
+		return -EOPNOTSUPP;
+	sqe->id = wr->wr_id;
+	sqe->opcode = opcode;
+	err = siw_wr_fields(op, wr, sqe, ext);
+	if (err)
+		return err;
+	if (wr->send_flags & IB_SEND_SIGNALED)
+		sqe->flags |= SIW_WQE_SIGNALLED;
+	if (wr->send_flags & IB_SEND_SOLICITED)
+		sqe->flags |= SIW_WQE_SOLICITED;
+	if (wr->send_flags & IB_SEND_FENCE)
+		sqe->flags |= SIW_WQE_READ_FENCE;
+	/* Registration and invalidation name no buffers. */
+	if (op->kind == SIW_WR_REG_MR || op->kind == SIW_WR_INVAL)
+		return 0;
+	return siw_wr_sges(qp, op, wr, sqe);
 }
 
 /*

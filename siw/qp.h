@@ -13,6 +13,7 @@
 
 #include "queue.h"
 #include "proto.h"
+#include "rx_decide.h"
 
 struct siw_cep;
 struct siw_mem;
@@ -111,7 +112,8 @@ struct siw_irq_entry {
 struct siw_rx {
 	struct siw_rx_stream st;
 
-	/* Placement of the current FPDU's payload. */
+	/* Placement of the current FPDU's payload: where it goes. */
+	enum siw_rx_place place;
 	struct siw_mem *mem;	/* tagged sink, or NULL */
 	u64 to;			/* next tagged address */
 
@@ -119,7 +121,6 @@ struct siw_rx {
 	 * The oldest outstanding Read, when it scatters into more than one
 	 * SGE: its list, and where in it the current Read Response goes.
 	 */
-	bool rd_sgl;
 	u32 rd_nsge;
 	u64 rd_off;		/* bytes of the Read before this one */
 	struct siw_sge rd_sge[SIW_MAX_SGE_RD];

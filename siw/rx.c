@@ -426,10 +426,10 @@ static enum siw_term_code siw_rx_begin(struct siw_qp *qp)
 	rx->rtr_frame = d.rtr_frame;
 	if (d.code != SIW_TERM_OK)
 		return d.code;
-	rx->rd_sgl = d.place == SIW_RX_PLACE_READ_SGL;
+	rx->place = d.place;
 	if (d.place == SIW_RX_PLACE_TAGGED)
 		rx->to = d.mem.to;
-	else if (rx->rd_sgl)
+	else if (d.place == SIW_RX_PLACE_READ_SGL)
 		rx->rd_off = d.sgl_off;
 	else if (d.place == SIW_RX_PLACE_TERM)
 		siw_rx_keep_term_hdr(rx);
@@ -530,22 +530,18 @@ static int siw_rx_place(struct siw_qp *qp, const struct sk_buff *skb,
 	struct siw_rx *rx = &qp->rx;
 	int err;
 
-	switch (rx->st.h.opcode) {
-	case SIW_RDMAP_WRITE:
-	case SIW_RDMAP_READ_RESP:
-		if (rx->rd_sgl)
-			return siw_rx_place_read_sgl(qp, skb, off, n);
+	switch (rx->place) {
+	case SIW_RX_PLACE_READ_SGL:
+		return siw_rx_place_read_sgl(qp, skb, off, n);
+	case SIW_RX_PLACE_TAGGED:
 		err = siw_rx_copy(qp, rx->mem, rx->to, skb, off, n);
 		if (err)
 			return err;
 		rx->to += n;
 		return 0;
-	case SIW_RDMAP_SEND:
-	case SIW_RDMAP_SEND_INV:
-	case SIW_RDMAP_SEND_SE:
-	case SIW_RDMAP_SEND_SE_INV:
+	case SIW_RX_PLACE_RQE:
 		return siw_rx_place_send(qp, skb, off, n);
-	case SIW_RDMAP_TERMINATE: {
+	case SIW_RX_PLACE_TERM: {
 		/* Keep what fits for the log; the CRC covers all of it. */
 		u32 keep = min_t(u32, n, sizeof(rx->term_body) - rx->term_have);
 		u8 scratch[64];
@@ -662,30 +658,20 @@ static enum siw_wc_status siw_rx_wc_status(enum siw_rx_wc wc)
 	return SIW_WC_GENERAL_ERR;
 }
 
-/* A complete FPDU, and the message it ends, in the QP's counters. */
+/*
+ * A complete FPDU, and the message it ends, in the QP's counters by its
+ * kind; a Terminate's bytes and message are counted by layer.
+ */
 static void siw_rx_count_fpdu(struct siw_qp *qp, const struct siw_hdr *h)
 {
-	static const u8 stat[SIW_RDMAP_NUM] = {
-		[SIW_RDMAP_WRITE] = SIW_STAT_WRITE_RX,
-		[SIW_RDMAP_READ_REQ] = SIW_STAT_READ_REQ_RX,
-		[SIW_RDMAP_READ_RESP] = SIW_STAT_READ_RESP_RX,
-		[SIW_RDMAP_SEND] = SIW_STAT_SEND_RX,
-		[SIW_RDMAP_SEND_INV] = SIW_STAT_SEND_RX,
-		[SIW_RDMAP_SEND_SE] = SIW_STAT_SEND_RX,
-		[SIW_RDMAP_SEND_SE_INV] = SIW_STAT_SEND_RX,
-		[SIW_RDMAP_TERMINATE] = SIW_STAT_QP_NUM,	/* by layer */
-		[SIW_RDMAP_IMM] = SIW_STAT_IMM_RX,
-		[SIW_RDMAP_IMM_SE] = SIW_STAT_IMM_RX,
-		[SIW_RDMAP_ATOMIC_REQ] = SIW_STAT_ATOMIC_REQ_RX,
-		[SIW_RDMAP_ATOMIC_RESP] = SIW_STAT_ATOMIC_RESP_RX,
-	};
+	const struct siw_op_info *op = siw_op_info(h->opcode);
 
 	siw_qp_stat_add(qp, SIW_STAT_FPDU_RX, 1);
-	if (h->opcode >= SIW_RDMAP_NUM || stat[h->opcode] >= SIW_STAT_QP_NUM)
+	if (!op || op->kind == SIW_MSG_TERMINATE)
 		return;
 	siw_qp_stat_add(qp, SIW_STAT_BYTES_RX, h->payload_len);
 	if (h->last)
-		siw_qp_stat_add(qp, stat[h->opcode], 1);
+		siw_qp_stat_add(qp, SIW_STAT_MSG_RX(op->kind), 1);
 }
 
 /* The FPDU is complete and its CRC good: finish what it ends. */

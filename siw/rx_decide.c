@@ -250,6 +250,8 @@ static void decide_atomic_resp(const struct siw_rx_snap *s,
 void siw_rx_decide_begin(const struct siw_rx_snap *s, const struct siw_hdr *h,
 			 struct siw_rx_dec *d)
 {
+	const struct siw_op_info *op = siw_op_info(h->opcode);
+
 	memset(d, 0, sizeof(*d));
 	d->code = SIW_TERM_OK;
 	d->mo = s->mo;
@@ -267,9 +269,8 @@ void siw_rx_decide_begin(const struct siw_rx_snap *s, const struct siw_hdr *h,
 	 * An immediate for a Send (SIW_IMM_FOR_SEND) is followed by that
 	 * Send, a plain one: nothing else may come between.
 	 */
-	if (s->imm_pending && h->opcode != SIW_RDMAP_SEND &&
-	    h->opcode != SIW_RDMAP_SEND_SE &&
-	    h->opcode != SIW_RDMAP_TERMINATE) {
+	if (s->imm_pending && h->opcode != SIW_RDMAP_TERMINATE &&
+	    (!op || op->kind != SIW_MSG_SEND || op->inval)) {
 		d->code = SIW_TERM_RDMAP_OPCODE;
 		return;
 	}
@@ -280,8 +281,13 @@ void siw_rx_decide_begin(const struct siw_rx_snap *s, const struct siw_hdr *h,
 			return;
 	}
 
-	switch (h->opcode) {
-	case SIW_RDMAP_WRITE:
+	/* siw_ddp_check() lets known opcodes through only. */
+	if (!op) {
+		d->code = SIW_TERM_RDMAP_OPCODE;
+		return;
+	}
+	switch (op->kind) {
+	case SIW_MSG_WRITE:
 		/* The STag is looked up even for zero bytes, never checked. */
 		if (!want_mem(s, d, SIW_RX_MEM_WRITE_SINK, h->stag, h->to,
 			      h->payload_len))
@@ -291,33 +297,26 @@ void siw_rx_decide_begin(const struct siw_rx_snap *s, const struct siw_hdr *h,
 		if (d->code == SIW_TERM_OK)
 			d->place = SIW_RX_PLACE_TAGGED;
 		return;
-	case SIW_RDMAP_READ_RESP:
+	case SIW_MSG_READ_RESP:
 		decide_read_resp(s, h, d);
 		return;
-	case SIW_RDMAP_SEND:
-	case SIW_RDMAP_SEND_INV:
-	case SIW_RDMAP_SEND_SE:
-	case SIW_RDMAP_SEND_SE_INV:
+	case SIW_MSG_SEND:
 		decide_send(s, h, d);
 		return;
-	case SIW_RDMAP_READ_REQ:
+	case SIW_MSG_READ_REQ:
 		decide_read_req(s, h, d);
 		return;
-	case SIW_RDMAP_TERMINATE:
+	case SIW_MSG_TERMINATE:
 		d->place = SIW_RX_PLACE_TERM;
 		return;
-	case SIW_RDMAP_IMM:
-	case SIW_RDMAP_IMM_SE:
+	case SIW_MSG_IMM:
 		decide_imm(s, h, d);
 		return;
-	case SIW_RDMAP_ATOMIC_REQ:
+	case SIW_MSG_ATOMIC_REQ:
 		decide_atomic_req(s, h, d);
 		return;
-	case SIW_RDMAP_ATOMIC_RESP:
+	case SIW_MSG_ATOMIC_RESP:
 		decide_atomic_resp(s, h, d);
-		return;
-	default:
-		d->code = SIW_TERM_RDMAP_OPCODE;
 		return;
 	}
 }
@@ -384,8 +383,6 @@ static void end_send(const struct siw_rx_snap *s, const struct siw_hdr *h,
 		     struct siw_rx_end *e)
 {
 	const struct siw_op_info *op = siw_op_info(h->opcode);
-	bool se = h->opcode == SIW_RDMAP_SEND_SE ||
-		  h->opcode == SIW_RDMAP_SEND_SE_INV;
 
 	e->mo = s->mo + h->payload_len;
 	if (!h->last)
@@ -413,7 +410,7 @@ static void end_send(const struct siw_rx_snap *s, const struct siw_hdr *h,
 		e->rqe_inval = h->rsvd_ulp;
 	}
 	e->rqe_status = SIW_RX_WC_SUCCESS;
-	e->rqe_se = se ? SIW_RX_SE_SET : SIW_RX_SE_CLEAR;
+	e->rqe_se = op->se ? SIW_RX_SE_SET : SIW_RX_SE_CLEAR;
 }
 
 /*
@@ -436,8 +433,8 @@ static void end_imm(const struct siw_rx_snap *s, const struct siw_hdr *h,
 	}
 	e->rqe_complete = true;
 	e->rqe_status = SIW_RX_WC_SUCCESS;
-	e->rqe_se = h->opcode == SIW_RDMAP_IMM_SE ? SIW_RX_SE_SET :
-						    SIW_RX_SE_CLEAR;
+	e->rqe_se = siw_op_info(h->opcode)->se ? SIW_RX_SE_SET :
+						 SIW_RX_SE_CLEAR;
 	e->rqe_imm = true;
 	e->rqe_imm_val = h->imm >> 32;
 	if (desc == SIW_IMM_FOR_WRITE) {
@@ -510,6 +507,8 @@ static void end_terminate(const struct siw_rx_snap *s, struct siw_rx_end *e)
 void siw_rx_decide_end(const struct siw_rx_snap *s, const struct siw_hdr *h,
 		       struct siw_rx_end *e)
 {
+	const struct siw_op_info *op = siw_op_info(h->opcode);
+
 	memset(e, 0, sizeof(*e));
 	e->code = SIW_TERM_OK;
 	memcpy(e->msn, s->msn, sizeof(e->msn));
@@ -541,42 +540,38 @@ void siw_rx_decide_end(const struct siw_rx_snap *s, const struct siw_hdr *h,
 			return;
 	}
 
-	switch (h->opcode) {
-	case SIW_RDMAP_READ_RESP:
+	if (!op)
+		return;
+	switch (op->kind) {
+	case SIW_MSG_READ_RESP:
 		end_read_resp(s, h, e);
 		return;
-	case SIW_RDMAP_SEND:
-	case SIW_RDMAP_SEND_INV:
-	case SIW_RDMAP_SEND_SE:
-	case SIW_RDMAP_SEND_SE_INV:
+	case SIW_MSG_SEND:
 		end_send(s, h, e);
 		return;
-	case SIW_RDMAP_READ_REQ:
+	case SIW_MSG_READ_REQ:
 		e->msn[SIW_QN_RREQ]++;
 		e->irq_push = true;
 		e->tx_schedule = true;
 		return;
-	case SIW_RDMAP_TERMINATE:
+	case SIW_MSG_TERMINATE:
 		end_terminate(s, e);
 		return;
-	case SIW_RDMAP_IMM:
-	case SIW_RDMAP_IMM_SE:
+	case SIW_MSG_IMM:
 		end_imm(s, h, e);
 		return;
-	case SIW_RDMAP_ATOMIC_REQ:
+	case SIW_MSG_ATOMIC_REQ:
 		e->msn[SIW_QN_RREQ]++;
 		e->irq_push = true;
 		e->irq_atomic = true;
 		e->tx_schedule = true;
 		return;
-	case SIW_RDMAP_ATOMIC_RESP:
+	case SIW_MSG_ATOMIC_RESP:
 		end_atomic_resp(s, h, e);
 		return;
-	case SIW_RDMAP_WRITE:
+	case SIW_MSG_WRITE:
 		/* A Write places its bytes and completes nothing. */
 		end_write(s, h, e);
-		return;
-	default:
 		return;
 	}
 }

@@ -10,47 +10,23 @@
 #include "qp.h"
 #include "stats.h"
 
+#define SIW_STAT_DESC(id, text)	[SIW_STAT_##id] = { .name = text },
 static const struct rdma_stat_desc siw_stat_descs[SIW_STAT_NUM] = {
-	[SIW_STAT_FPDU_TX] = { .name = "fpdus_sent" },
-	[SIW_STAT_BYTES_TX] = { .name = "payload_bytes_sent" },
-	[SIW_STAT_SEND_TX] = { .name = "sends_sent" },
-	[SIW_STAT_WRITE_TX] = { .name = "writes_sent" },
-	[SIW_STAT_READ_REQ_TX] = { .name = "read_requests_sent" },
-	[SIW_STAT_READ_RESP_TX] = { .name = "read_responses_sent" },
-	[SIW_STAT_IMM_TX] = { .name = "immediate_data_sent" },
-	[SIW_STAT_ATOMIC_REQ_TX] = { .name = "atomic_requests_sent" },
-	[SIW_STAT_ATOMIC_RESP_TX] = { .name = "atomic_responses_sent" },
-	[SIW_STAT_TERM_TX_RDMAP] = { .name = "terminates_sent_rdmap" },
-	[SIW_STAT_TERM_TX_DDP] = { .name = "terminates_sent_ddp" },
-	[SIW_STAT_TERM_TX_MPA] = { .name = "terminates_sent_mpa" },
-	[SIW_STAT_RTR_TX] = { .name = "rtrs_sent" },
-	[SIW_STAT_TX_WORKER_RUNS] = { .name = "tx_worker_runs" },
-	[SIW_STAT_TX_INLINE_RUNS] = { .name = "tx_inline_runs" },
-	[SIW_STAT_FPDU_RX] = { .name = "fpdus_received" },
-	[SIW_STAT_BYTES_RX] = { .name = "payload_bytes_received" },
-	[SIW_STAT_SEND_RX] = { .name = "sends_received" },
-	[SIW_STAT_WRITE_RX] = { .name = "writes_received" },
-	[SIW_STAT_READ_REQ_RX] = { .name = "read_requests_received" },
-	[SIW_STAT_READ_RESP_RX] = { .name = "read_responses_received" },
-	[SIW_STAT_IMM_RX] = { .name = "immediate_data_received" },
-	[SIW_STAT_ATOMIC_REQ_RX] = { .name = "atomic_requests_received" },
-	[SIW_STAT_ATOMIC_RESP_RX] = { .name = "atomic_responses_received" },
-	[SIW_STAT_CRC_ERR] = { .name = "crc_errors" },
-	[SIW_STAT_TERM_RX_RDMAP] = { .name = "terminates_received_rdmap" },
-	[SIW_STAT_TERM_RX_DDP] = { .name = "terminates_received_ddp" },
-	[SIW_STAT_TERM_RX_MPA] = { .name = "terminates_received_mpa" },
-	[SIW_STAT_RTR_RX] = { .name = "rtrs_received" },
-	[SIW_STAT_RETRANS_BYTES] = { .name = "tcp_retransmitted_bytes" },
-	[SIW_STAT_CONN_ESTABLISHED] = { .name = "connections_established" },
-	[SIW_STAT_CONN_REJECTED] = { .name = "connections_rejected" },
-	[SIW_STAT_CONN_TIMEOUT] = { .name = "connections_timed_out" },
-	[SIW_STAT_CONN_RESET] = { .name = "connections_reset" },
-	[SIW_STAT_MPA_REV1] = { .name = "mpa_rev1_connections" },
-	[SIW_STAT_MPA_REV2] = { .name = "mpa_rev2_connections" },
-	[SIW_STAT_MPA_CRC_ON] = { .name = "mpa_crc_connections" },
-	[SIW_STAT_MPA_CRC_OFF] = { .name = "mpa_no_crc_connections" },
-	[SIW_STAT_FIRST_FPDU_LATE] = { .name = "first_fpdu_waits_expired" },
+	SIW_QP_STATS(SIW_STAT_DESC)
+	SIW_DEV_STATS(SIW_STAT_DESC)
 };
+
+/* The message counters are in enum siw_msg_kind's order (SIW_STAT_MSG_*). */
+#define SIW_STAT_KIND_IS(kind)						\
+	static_assert(SIW_STAT_MSG_TX(SIW_MSG_##kind) == SIW_STAT_##kind##_TX && \
+		      SIW_STAT_MSG_RX(SIW_MSG_##kind) == SIW_STAT_##kind##_RX)
+SIW_STAT_KIND_IS(SEND);
+SIW_STAT_KIND_IS(WRITE);
+SIW_STAT_KIND_IS(READ_REQ);
+SIW_STAT_KIND_IS(READ_RESP);
+SIW_STAT_KIND_IS(IMM);
+SIW_STAT_KIND_IS(ATOMIC_REQ);
+SIW_STAT_KIND_IS(ATOMIC_RESP);
 
 const char *siw_stat_name(enum siw_stat idx)
 {

@@ -22,53 +22,78 @@ struct siw_device;
 struct ib_device;
 struct rdma_hw_stats;
 
+/*
+ * Every counter once: X(NAME, "name shown by rdma statistic"). The QP's
+ * counters come first; SIW_STAT_QP_NUM ends them.
+ */
+#define SIW_QP_STATS(X)							\
+	/* Transmit side (tx_lock). */					\
+	X(FPDU_TX,		"fpdus_sent")				\
+	X(BYTES_TX,		"payload_bytes_sent")	/* of those */	\
+	/* Messages by enum siw_msg_kind, in its order (SIW_STAT_MSG). */ \
+	X(SEND_TX,		"sends_sent")				\
+	X(WRITE_TX,		"writes_sent")				\
+	X(READ_REQ_TX,		"read_requests_sent")			\
+	X(READ_RESP_TX,		"read_responses_sent")			\
+	X(IMM_TX,		"immediate_data_sent")			\
+	X(ATOMIC_REQ_TX,	"atomic_requests_sent")			\
+	X(ATOMIC_RESP_TX,	"atomic_responses_sent")		\
+	/* Terminates, by layer. */					\
+	X(TERM_TX_RDMAP,	"terminates_sent_rdmap")		\
+	X(TERM_TX_DDP,		"terminates_sent_ddp")			\
+	X(TERM_TX_MPA,		"terminates_sent_mpa")			\
+	X(RTR_TX,		"rtrs_sent")				\
+	X(TX_WORKER_RUNS,	"tx_worker_runs")			\
+	X(TX_INLINE_RUNS,	"tx_inline_runs")	/* in a doorbell */ \
+	/* Receive side (the socket's receive path). */			\
+	X(FPDU_RX,		"fpdus_received")			\
+	X(BYTES_RX,		"payload_bytes_received")		\
+	X(SEND_RX,		"sends_received")			\
+	X(WRITE_RX,		"writes_received")			\
+	X(READ_REQ_RX,		"read_requests_received")		\
+	X(READ_RESP_RX,		"read_responses_received")		\
+	X(IMM_RX,		"immediate_data_received")		\
+	X(ATOMIC_REQ_RX,	"atomic_requests_received")		\
+	X(ATOMIC_RESP_RX,	"atomic_responses_received")		\
+	X(CRC_ERR,		"crc_errors")				\
+	X(TERM_RX_RDMAP,	"terminates_received_rdmap")		\
+	X(TERM_RX_DDP,		"terminates_received_ddp")		\
+	X(TERM_RX_MPA,		"terminates_received_mpa")		\
+	X(RTR_RX,		"rtrs_received")			\
+	/* Taken from the socket when it goes, and when read. */	\
+	X(RETRANS_BYTES,	"tcp_retransmitted_bytes")
+
+/* The device's (atomics). */
+#define SIW_DEV_STATS(X)						\
+	X(CONN_ESTABLISHED,	"connections_established")		\
+	/* by either side's ULP, or MPA */				\
+	X(CONN_REJECTED,	"connections_rejected")			\
+	/* the MPA exchange ran out of time */				\
+	X(CONN_TIMEOUT,		"connections_timed_out")		\
+	/* TCP or MPA failed while connecting */			\
+	X(CONN_RESET,		"connections_reset")			\
+	/* established connections by revision and CRC mode */		\
+	X(MPA_REV1,		"mpa_rev1_connections")			\
+	X(MPA_REV2,		"mpa_rev2_connections")			\
+	X(MPA_CRC_ON,		"mpa_crc_connections")			\
+	X(MPA_CRC_OFF,		"mpa_no_crc_connections")		\
+	/* a responder's hold delayed a send */				\
+	X(FIRST_FPDU_LATE,	"first_fpdu_waits_expired")
+
+#define SIW_STAT_ENUM_ENTRY(id, name)	SIW_STAT_##id,
 enum siw_stat {
-	/* Per QP, transmit side (tx_lock). */
-	SIW_STAT_FPDU_TX,
-	SIW_STAT_BYTES_TX,		/* payload bytes of those FPDUs */
-	SIW_STAT_SEND_TX,		/* messages, by RDMAP opcode */
-	SIW_STAT_WRITE_TX,
-	SIW_STAT_READ_REQ_TX,
-	SIW_STAT_READ_RESP_TX,
-	SIW_STAT_IMM_TX,		/* RFC 7306 Immediate Data */
-	SIW_STAT_ATOMIC_REQ_TX,
-	SIW_STAT_ATOMIC_RESP_TX,
-	SIW_STAT_TERM_TX_RDMAP,		/* Terminates sent, by layer */
-	SIW_STAT_TERM_TX_DDP,
-	SIW_STAT_TERM_TX_MPA,
-	SIW_STAT_RTR_TX,
-	SIW_STAT_TX_WORKER_RUNS,	/* transmit runs of the worker */
-	SIW_STAT_TX_INLINE_RUNS,	/* and in a user's doorbell */
-	/* Per QP, receive side (the socket's receive path). */
-	SIW_STAT_FPDU_RX,
-	SIW_STAT_BYTES_RX,
-	SIW_STAT_SEND_RX,
-	SIW_STAT_WRITE_RX,
-	SIW_STAT_READ_REQ_RX,
-	SIW_STAT_READ_RESP_RX,
-	SIW_STAT_IMM_RX,
-	SIW_STAT_ATOMIC_REQ_RX,
-	SIW_STAT_ATOMIC_RESP_RX,
-	SIW_STAT_CRC_ERR,
-	SIW_STAT_TERM_RX_RDMAP,
-	SIW_STAT_TERM_RX_DDP,
-	SIW_STAT_TERM_RX_MPA,
-	SIW_STAT_RTR_RX,
-	/* Per QP, taken from the socket when it goes, and when read. */
-	SIW_STAT_RETRANS_BYTES,
+	SIW_QP_STATS(SIW_STAT_ENUM_ENTRY)
 	SIW_STAT_QP_NUM,
-	/* Per device (atomics). */
-	SIW_STAT_CONN_ESTABLISHED = SIW_STAT_QP_NUM,
-	SIW_STAT_CONN_REJECTED,		/* by either side's ULP, or MPA */
-	SIW_STAT_CONN_TIMEOUT,		/* the MPA exchange ran out of time */
-	SIW_STAT_CONN_RESET,		/* TCP or MPA failed while connecting */
-	SIW_STAT_MPA_REV1,		/* established connections by revision */
-	SIW_STAT_MPA_REV2,
-	SIW_STAT_MPA_CRC_ON,		/* and CRC mode */
-	SIW_STAT_MPA_CRC_OFF,
-	SIW_STAT_FIRST_FPDU_LATE,	/* a responder's hold delayed a send */
+	/* The device's follow, the first numbered SIW_STAT_QP_NUM. */
+	SIW_STAT_DEV_BEFORE = SIW_STAT_QP_NUM - 1,
+	SIW_DEV_STATS(SIW_STAT_ENUM_ENTRY)
 	SIW_STAT_NUM
 };
+#undef SIW_STAT_ENUM_ENTRY
+
+/* The counter of messages of enum siw_msg_kind k sent or received. */
+#define SIW_STAT_MSG_TX(k)	(SIW_STAT_SEND_TX + (k))
+#define SIW_STAT_MSG_RX(k)	(SIW_STAT_SEND_RX + (k))
 
 #define SIW_STAT_DEV_NUM	(SIW_STAT_NUM - SIW_STAT_QP_NUM)
 

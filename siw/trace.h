@@ -17,6 +17,7 @@
 #include <rdma/siw-abi.h>
 
 #include "proto.h"
+#include "wr_ops.h"
 #include "cm.h"
 #include "siw.h"
 
@@ -40,35 +41,16 @@
 	EM(IB_QPS_SQE, "SQE")					\
 	EMe(IB_QPS_ERR, "ERR")
 
-#define SIW_TRACE_RDMAP_OPS					\
-	EM(SIW_RDMAP_WRITE, "WRITE")				\
-	EM(SIW_RDMAP_READ_REQ, "READ_REQ")			\
-	EM(SIW_RDMAP_READ_RESP, "READ_RESP")			\
-	EM(SIW_RDMAP_SEND, "SEND")				\
-	EM(SIW_RDMAP_SEND_INV, "SEND_INV")			\
-	EM(SIW_RDMAP_SEND_SE, "SEND_SE")			\
-	EM(SIW_RDMAP_SEND_SE_INV, "SEND_SE_INV")		\
-	EM(SIW_RDMAP_TERMINATE, "TERMINATE")			\
-	EM(SIW_RDMAP_IMM, "IMM")				\
-	EM(SIW_RDMAP_IMM_SE, "IMM_SE")				\
-	EM(SIW_RDMAP_ATOMIC_REQ, "ATOMIC_REQ")			\
-	EMe(SIW_RDMAP_ATOMIC_RESP, "ATOMIC_RESP")
+/* The RDMAP opcodes' names are their enum's (proto.h). */
+#define SIW_TRACE_RDMAP_EM(name, value)		EM(SIW_RDMAP_##name, #name)
+#define SIW_TRACE_RDMAP_EMe(name, value)	EMe(SIW_RDMAP_##name, #name)
+#define SIW_TRACE_RDMAP_OPS \
+	SIW_RDMAP_OPCODES(SIW_TRACE_RDMAP_EM, SIW_TRACE_RDMAP_EMe)
 
-#define SIW_TRACE_WR_OPS					\
-	EM(SIW_OP_WRITE, "WRITE")				\
-	EM(SIW_OP_READ, "READ")					\
-	EM(SIW_OP_READ_LOCAL_INV, "READ_LOCAL_INV")		\
-	EM(SIW_OP_SEND, "SEND")					\
-	EM(SIW_OP_SEND_WITH_IMM, "SEND_WITH_IMM")		\
-	EM(SIW_OP_SEND_REMOTE_INV, "SEND_REMOTE_INV")		\
-	EM(SIW_OP_FETCH_AND_ADD, "FETCH_AND_ADD")		\
-	EM(SIW_OP_COMP_AND_SWAP, "COMP_AND_SWAP")		\
-	EM(SIW_OP_RECEIVE, "RECEIVE")				\
-	EM(SIW_OP_READ_RESPONSE, "READ_RESPONSE")		\
-	EM(SIW_OP_INVAL_STAG, "INVAL_STAG")			\
-	EM(SIW_OP_REG_MR, "REG_MR")				\
-	EM(SIW_OP_WRITE_WITH_IMM, "WRITE_WITH_IMM")		\
-	EMe(SIW_OP_RECV_RDMA_IMM, "RECV_RDMA_IMM")
+#define SIW_TRACE_WR_EM(name)		EM(SIW_OP_##name, #name)
+#define SIW_TRACE_WR_EMe(name)		EMe(SIW_OP_##name, #name)
+#define SIW_TRACE_WR_OPS \
+	SIW_WR_OPCODES(SIW_TRACE_WR_EM, SIW_TRACE_WR_EMe)
 
 #define SIW_TRACE_WC_STATUS					\
 	EM(SIW_WC_SUCCESS, "SUCCESS")				\

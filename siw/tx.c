@@ -25,6 +25,7 @@
 #include "tx.h"
 #include "cm.h"
 #include "trace.h"
+#include "wr_ops.h"
 
 #ifdef CONFIG_HIGHMEM
 #error "siw needs a kernel without highmem (64-bit)"
@@ -354,8 +355,7 @@ static int siw_tx_read_request(struct siw_qp *qp, struct siw_tx_msg *m)
 	 * the length of all; the responses, addressed to that sink's
 	 * offsets, are scattered over the list (rx.c).
 	 */
-	if (sqe->num_sge > SIW_MAX_SGE_RD || len > U32_MAX ||
-	    (sqe->opcode == SIW_OP_READ_LOCAL_INV && sqe->num_sge > 1))
+	if (sqe->num_sge > siw_wr_op(sqe->opcode)->max_sge || len > U32_MAX)
 		return -EINVAL;
 	h->opcode = SIW_RDMAP_READ_REQ;
 	h->msn = qp->tx_msn[SIW_QN_RREQ]++;
@@ -693,22 +693,20 @@ static u32 siw_tx_terminate_build(struct siw_qp *qp, u8 *buf)
 	return len;
 }
 
-/* Payload bytes of a send queue element (our copy). */
-static u64 siw_sqe_payload(const struct siw_sqe *sqe)
+/*
+ * Bytes of a send queue element (our copy): what it sends, or for a Read
+ * what it asks for.
+ */
+static u64 siw_sqe_bytes(const struct siw_sqe *sqe)
 {
+	const struct siw_wr_op *op = siw_wr_op(sqe->opcode);
 	u64 total = 0;
 	u32 i;
 
-	switch (sqe->opcode) {
-	case SIW_OP_SEND:
-	case SIW_OP_SEND_REMOTE_INV:
-	case SIW_OP_WRITE:
-	case SIW_OP_SEND_WITH_IMM:
-	case SIW_OP_WRITE_WITH_IMM:
-		break;
-	default:
+	if (op && op->kind == SIW_WR_READ)
+		return siw_sqe_sge_len(sqe);
+	if (!op || !(op->flags & SIW_WR_PAYLOAD))
 		return 0;
-	}
 	if (sqe->flags & SIW_WQE_INLINE)
 		return sqe->sge[0].length;
 	for (i = 0; i < min_t(u32, sqe->num_sge, SIW_MAX_SGE); i++)
@@ -742,7 +740,11 @@ static bool siw_tx_doorbell_fits(struct siw_qp *qp, u64 len, u32 *budget)
 static bool siw_tx_doorbell_may_send(struct siw_qp *qp,
 				     const struct siw_sqe *sqe, u32 *budget)
 {
-	return siw_tx_doorbell_fits(qp, siw_sqe_payload(sqe), budget);
+	const struct siw_wr_op *op = siw_wr_op(sqe->opcode);
+
+	/* A Read Request's bytes come back; it sends none. */
+	return siw_tx_doorbell_fits(qp, op && op->kind == SIW_WR_READ ? 0 :
+				    siw_sqe_bytes(sqe), budget);
 }
 
 /*
@@ -817,7 +819,7 @@ static void siw_tx_send_hdr(struct siw_qp *qp, struct siw_tx_msg *m)
 	bool se = m->sqe.flags & SIW_WQE_SOLICITED;
 
 	memset(&m->h, 0, sizeof(m->h));
-	if (m->sqe.opcode == SIW_OP_SEND_REMOTE_INV) {
+	if (siw_wr_op(m->sqe.opcode)->flags & SIW_WR_INV_KEY) {
 		m->h.opcode = se ? SIW_RDMAP_SEND_SE_INV : SIW_RDMAP_SEND_INV;
 		m->h.rsvd_ulp = m->sqe.rkey;
 	} else {
@@ -1014,6 +1016,92 @@ static enum siw_tx_step siw_tx_doorbell_read_response(struct siw_qp *qp,
 }
 
 /*
+ * May the element start now? Not while ORD is used up (a Read or Atomic
+ * waits for a response to complete), nor with a read fence while any
+ * is outstanding.
+ */
+static bool siw_tx_sqe_may_start(struct siw_qp *qp, const struct siw_wr_op *op,
+				 const struct siw_sqe *sqe)
+{
+	bool ord = op && (op->flags & SIW_WR_ORD);
+	unsigned long flags;
+	bool busy;
+
+	if (!ord && !(sqe->flags & SIW_WQE_READ_FENCE))
+		return true;
+	spin_lock_irqsave(&qp->orq_lock, flags);
+	if (ord)
+		busy = qp->orq_put - qp->orq_get >= min(qp->ord, qp->orq_size);
+	else
+		busy = qp->orq_put != qp->orq_get;
+	spin_unlock_irqrestore(&qp->orq_lock, flags);
+	return !busy;
+}
+
+/* The started element's first message, by what it does (op->kind). */
+static enum siw_tx_step siw_tx_sqe_go(struct siw_qp *qp, struct siw_tx_msg *m,
+				      const struct siw_wr_op *op)
+{
+	enum siw_wc_status status = SIW_WC_SUCCESS;
+	struct ib_mr *mr;
+
+	/*
+	 * RFC 7306 work requests, and fast registration: kernel QPs only (a
+	 * user's element naming one is refused); the former only on a
+	 * connection that negotiated them.
+	 */
+	if (!op || ((op->flags & SIW_WR_KERNEL) && qp->user) ||
+	    ((op->flags & SIW_WR_EXT) && !qp->ext))
+		return siw_tx_sqe_end(qp, m, 0, SIW_WC_LOC_QP_OP_ERR);
+
+	switch (op->kind) {
+	case SIW_WR_ATOMIC:
+		status = siw_tx_atomic_check(qp, &m->sqe);
+		if (status)
+			break;
+		return siw_tx_msg_go(qp, siw_tx_atomic_request(qp, m));
+	case SIW_WR_SEND:
+		status = siw_tx_src_sges(qp, &m->sqe, &m->src);
+		if (status)
+			break;
+		/* The immediate first: the Send's end completes both. */
+		if (op->flags & SIW_WR_IMM) {
+			m->then = SIW_TX_THEN_SEND;
+			return siw_tx_msg_go(qp, siw_tx_immediate(qp, m,
+						 SIW_IMM_FOR_SEND, false));
+		}
+		siw_tx_send_hdr(qp, m);
+		return siw_tx_msg_go(qp, siw_tx_payload_message(qp, m));
+	case SIW_WR_WRITE:
+		status = siw_tx_src_sges(qp, &m->sqe, &m->src);
+		if (status)
+			break;
+		m->h.opcode = SIW_RDMAP_WRITE;
+		m->h.stag = m->sqe.rkey;
+		m->h.to = m->sqe.raddr;
+		/* The immediate behind the Write's last byte. */
+		if (op->flags & SIW_WR_IMM)
+			m->then = SIW_TX_THEN_IMM;
+		return siw_tx_msg_go(qp, siw_tx_payload_message(qp, m));
+	case SIW_WR_READ:
+		return siw_tx_msg_go(qp, siw_tx_read_request(qp, m));
+	case SIW_WR_REG_MR:
+		mr = (struct ib_mr *)(uintptr_t)m->sqe.base_mr;
+		if (siw_mem_fast_reg(to_siw_mr(mr)->mem, mr, m->sqe.rkey,
+				     (int)m->sqe.access))
+			status = SIW_WC_LOC_QP_OP_ERR;
+		break;
+	case SIW_WR_INVAL:
+		if (siw_mem_invalidate(qp->sdev, m->sqe.rkey, qp->base_qp.pd))
+			status = SIW_WC_LOC_PROT_ERR;
+		break;
+	default:
+		status = SIW_WC_LOC_QP_OP_ERR;
+	}
+	return siw_tx_sqe_end(qp, m, 0, status);
+}
+
+/*
  * Starts the next send queue element. @budget: NULL in the worker; in a
  * doorbell, the payload it may still send, which this charges. The
  * element is held (sq_held) until its last message went or was let go:
@@ -1023,12 +1111,11 @@ static enum siw_tx_step siw_tx_doorbell_read_response(struct siw_qp *qp,
 static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 {
 	struct siw_sqe *slot = &qp->sendq[qp->sq_next % qp->num_sqe];
-	enum siw_wc_status status = SIW_WC_SUCCESS;
 	enum siw_tx_step next = siw_sq_peek(qp);
+	const struct siw_wr_op *op;
 	u32 pos = qp->sq_next;
 	struct siw_tx_msg *m;
 	unsigned long flags;
-	bool busy;
 
 	lockdep_assert_held(&qp->tx_lock);
 	/* Nothing to start; a full ring resumes as elements complete. */
@@ -1045,23 +1132,9 @@ static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 	pr_debug("siw: QP %u: sqe %u opcode %u flags 0x%x num_sge %u\n",
 		 qp->base_qp.qp_num, pos, m->sqe.opcode, m->sqe.flags,
 		 m->sqe.num_sge);
-
-	if (m->sqe.opcode == SIW_OP_READ ||
-	    m->sqe.opcode == SIW_OP_READ_LOCAL_INV ||
-	    m->sqe.opcode == SIW_OP_FETCH_AND_ADD ||
-	    m->sqe.opcode == SIW_OP_COMP_AND_SWAP) {
-		spin_lock_irqsave(&qp->orq_lock, flags);
-		busy = qp->orq_put - qp->orq_get >= min(qp->ord, qp->orq_size);
-		spin_unlock_irqrestore(&qp->orq_lock, flags);
-		if (busy)
-			return SIW_TX_BLOCKED;	/* until a response completes */
-	} else if (m->sqe.flags & SIW_WQE_READ_FENCE) {
-		spin_lock_irqsave(&qp->orq_lock, flags);
-		busy = qp->orq_put != qp->orq_get;
-		spin_unlock_irqrestore(&qp->orq_lock, flags);
-		if (busy)
-			return SIW_TX_BLOCKED;
-	}
+	op = siw_wr_op(m->sqe.opcode);
+	if (!siw_tx_sqe_may_start(qp, op, &m->sqe))
+		return SIW_TX_BLOCKED;	/* until a response completes */
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	/* A flush completed the slot since we looked: nothing to start. */
@@ -1076,84 +1149,9 @@ static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 	m->pos = pos;
 	/* Started: not before, where ORD or a fence may hold it back. */
 	if (trace_siw_wqe_start_enabled())
-		trace_siw_wqe_start(qp, SIW_TRACE_SQ, pos,
-				    m->sqe.id, m->sqe.opcode,
-				    (m->sqe.opcode == SIW_OP_READ ||
-				     m->sqe.opcode == SIW_OP_READ_LOCAL_INV) ?
-				    siw_sqe_sge_len(&m->sqe) :
-				    siw_sqe_payload(&m->sqe));
-
-	/*
-	 * RFC 7306 work requests: kernel QPs only (a user's element naming
-	 * one is refused), on a connection that negotiated them.
-	 */
-	switch (m->sqe.opcode) {
-	case SIW_OP_SEND_WITH_IMM:
-	case SIW_OP_WRITE_WITH_IMM:
-	case SIW_OP_FETCH_AND_ADD:
-	case SIW_OP_COMP_AND_SWAP:
-		if (qp->user || !qp->ext)
-			return siw_tx_sqe_end(qp, m, 0, SIW_WC_LOC_QP_OP_ERR);
-		break;
-	default:
-		break;
-	}
-
-	switch (m->sqe.opcode) {
-	case SIW_OP_FETCH_AND_ADD:
-	case SIW_OP_COMP_AND_SWAP:
-		status = siw_tx_atomic_check(qp, &m->sqe);
-		if (status)
-			break;
-		return siw_tx_msg_go(qp, siw_tx_atomic_request(qp, m));
-	case SIW_OP_SEND:
-	case SIW_OP_SEND_REMOTE_INV:
-	case SIW_OP_SEND_WITH_IMM:
-		status = siw_tx_src_sges(qp, &m->sqe, &m->src);
-		if (status)
-			break;
-		/* The immediate first: the Send's end completes both. */
-		if (m->sqe.opcode == SIW_OP_SEND_WITH_IMM) {
-			m->then = SIW_TX_THEN_SEND;
-			return siw_tx_msg_go(qp, siw_tx_immediate(qp, m,
-						 SIW_IMM_FOR_SEND, false));
-		}
-		siw_tx_send_hdr(qp, m);
-		return siw_tx_msg_go(qp, siw_tx_payload_message(qp, m));
-	case SIW_OP_WRITE:
-	case SIW_OP_WRITE_WITH_IMM:
-		status = siw_tx_src_sges(qp, &m->sqe, &m->src);
-		if (status)
-			break;
-		m->h.opcode = SIW_RDMAP_WRITE;
-		m->h.stag = m->sqe.rkey;
-		m->h.to = m->sqe.raddr;
-		/* The immediate behind the Write's last byte. */
-		if (m->sqe.opcode == SIW_OP_WRITE_WITH_IMM)
-			m->then = SIW_TX_THEN_IMM;
-		return siw_tx_msg_go(qp, siw_tx_payload_message(qp, m));
-	case SIW_OP_READ:
-	case SIW_OP_READ_LOCAL_INV:
-		return siw_tx_msg_go(qp, siw_tx_read_request(qp, m));
-	case SIW_OP_REG_MR:
-		if (qp->user) {
-			status = SIW_WC_LOC_QP_OP_ERR;
-		} else {
-			struct ib_mr *mr = (struct ib_mr *)(uintptr_t)m->sqe.base_mr;
-
-			if (siw_mem_fast_reg(to_siw_mr(mr)->mem, mr, m->sqe.rkey,
-					     (int)m->sqe.access))
-				status = SIW_WC_LOC_QP_OP_ERR;
-		}
-		break;
-	case SIW_OP_INVAL_STAG:
-		if (siw_mem_invalidate(qp->sdev, m->sqe.rkey, qp->base_qp.pd))
-			status = SIW_WC_LOC_PROT_ERR;
-		break;
-	default:
-		status = SIW_WC_LOC_QP_OP_ERR;
-	}
-	return siw_tx_sqe_end(qp, m, 0, status);
+		trace_siw_wqe_start(qp, SIW_TRACE_SQ, pos, m->sqe.id,
+				    m->sqe.opcode, siw_sqe_bytes(&m->sqe));
+	return siw_tx_sqe_go(qp, m, op);
 }
 
 /*

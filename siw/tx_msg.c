@@ -180,27 +180,14 @@ static int siw_tx_zc_send(struct siw_qp *qp, const struct kvec *kv,
 	return sock_sendmsg(qp->sock, &msg);
 }
 
-/* A message's RDMAP opcode, in the QP's counters. Must hold tx_lock. */
-static void siw_tx_count_message(struct siw_qp *qp, u8 opcode)
+/* A message, in the QP's counters by its kind. Must hold tx_lock. */
+static void siw_tx_count_message(struct siw_qp *qp,
+				 const struct siw_op_info *op)
 {
-	static const u8 stat[SIW_RDMAP_NUM] = {
-		[SIW_RDMAP_WRITE] = SIW_STAT_WRITE_TX,
-		[SIW_RDMAP_READ_REQ] = SIW_STAT_READ_REQ_TX,
-		[SIW_RDMAP_READ_RESP] = SIW_STAT_READ_RESP_TX,
-		[SIW_RDMAP_SEND] = SIW_STAT_SEND_TX,
-		[SIW_RDMAP_SEND_INV] = SIW_STAT_SEND_TX,
-		[SIW_RDMAP_SEND_SE] = SIW_STAT_SEND_TX,
-		[SIW_RDMAP_SEND_SE_INV] = SIW_STAT_SEND_TX,
-		[SIW_RDMAP_TERMINATE] = SIW_STAT_QP_NUM,	/* not here */
-		[SIW_RDMAP_IMM] = SIW_STAT_IMM_TX,
-		[SIW_RDMAP_IMM_SE] = SIW_STAT_IMM_TX,
-		[SIW_RDMAP_ATOMIC_REQ] = SIW_STAT_ATOMIC_REQ_TX,
-		[SIW_RDMAP_ATOMIC_RESP] = SIW_STAT_ATOMIC_RESP_TX,
-	};
-
 	lockdep_assert_held(&qp->tx_lock);
-	if (opcode < SIW_RDMAP_NUM && stat[opcode] < SIW_STAT_QP_NUM)
-		siw_qp_stat_add(qp, stat[opcode], 1);
+	/* Terminates are counted by layer (siw_tx_terminate_build). */
+	if (op->kind != SIW_MSG_TERMINATE)
+		siw_qp_stat_add(qp, SIW_STAT_MSG_TX(op->kind), 1);
 }
 
 /*
@@ -224,7 +211,7 @@ int siw_tx_msg_prepare(struct siw_qp *qp, struct siw_tx_msg *m, u32 len)
 	m->built_last = false;
 	m->kv_next = 0;
 	m->kv_num = 0;
-	siw_tx_count_message(qp, m->h.opcode);
+	siw_tx_count_message(qp, m->op);
 	return 0;
 }
 
