@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
 /*
  * The one shim between the protocol core (proto.h, mpa.c, fpdu.c,
- * ddp_check.c, term.c) and whatever it is built into.
+ * ddp_check.c, rdmap.c, term.c, rx_stream.c, rx_decide.c) and whatever it
+ * is built into.
  *
  * The core is plain C: it takes bytes and lengths, returns values, and does
  * no I/O, no allocation and no locking. All it needs from its host is:

@@ -91,9 +91,9 @@ struct siw_sq_state {
 /*
  * Sends and Writes from user memory of at least this many bytes go to
  * TCP by reference (tx_zc.c; the tx_zcopy_bytes parameter). Off by
- * default: measured (performance.rst, change 8), a peer on the same
- * host copies the pages on receipt anyway, and the later completion
- * and extra socket calls made siw slower there.
+ * default, as measured (performance.rst, "Zero-copy transmit"): a peer
+ * on the same host copies the pages on receipt anyway, and the later
+ * completion and extra socket calls made siw slower there.
  */
 #define SIW_TX_ZCOPY_BYTES	0
 #define SIW_TX_ZCOPY_MIN_FPDU	(16 * 1024)	/* and FPDUs this large */

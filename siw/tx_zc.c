@@ -25,7 +25,7 @@
  * are gone: each message holds a reference to the module, so siw cannot
  * be unloaded (rmmod says it is in use) while the stack still holds one.
  *
- * FPDU headers and trailers are copied as usual (tx.c, siw_tx_batch).
+ * FPDU headers and trailers are copied as usual (tx_msg.c, siw_tx_batch_build).
  */
 #include <linux/mm.h>
 #include <linux/module.h>
