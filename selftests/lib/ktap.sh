@@ -29,15 +29,23 @@ ktap_plan() {
 	echo "1..$1"
 }
 
+# ktap_pass DESC...: a case that passed.
 ktap_pass() {
 	ktap_cases=$((ktap_cases + 1))
 	echo "ok $ktap_cases $*"
 }
 
+# ktap_fail DESC [DETAIL...]: a case that failed, what went wrong below
+# it as diagnostics.
 ktap_fail() {
+	local d
 	ktap_cases=$((ktap_cases + 1))
 	ktap_failed=$((ktap_failed + 1))
-	echo "not ok $ktap_cases $*"
+	echo "not ok $ktap_cases $1"
+	shift
+	for d in "$@"; do
+		printf '%s\n' "$d" | sed 's/^/#   /'
+	done
 }
 
 # ktap_skip DESC REASON: a case not run; neither passed nor failed.
@@ -47,9 +55,12 @@ ktap_skip() {
 	echo "ok $ktap_cases $1 # SKIP $2"
 }
 
-# ktap_result GOOD DESC: passed when GOOD is 1.
+# ktap_result GOOD DESC [DETAIL...]: passed when GOOD is 1; the details
+# are shown when it failed.
 ktap_result() {
-	if [ "$1" = 1 ]; then ktap_pass "$2"; else ktap_fail "$2"; fi
+	local good=$1
+	shift
+	if [ "$good" = 1 ]; then ktap_pass "$1"; else ktap_fail "$@"; fi
 }
 
 # ktap_diag TEXT...: each line of each TEXT as a diagnostic.
@@ -59,6 +70,9 @@ ktap_diag() {
 		printf '%s\n' "$t" | sed 's/^/# /'
 	done
 }
+
+# ktap_nest: a subtest's lines (standard input), one level below its case.
+ktap_nest() { sed 's/^/  /'; }
 
 # ktap_reset: counting starts again (a nested test's own numbering).
 ktap_reset() {
