@@ -162,7 +162,7 @@ echo "+ (cd $fs/blktests && ${bin:+PATH=$bin:\$PATH }nvme_trtype=rdma ./check $w
 rc=$?
 cp "$log" "$SIW_OUT/blktests.log" 2>/dev/null
 tar -czf "$SIW_OUT/blktests-results.tar.gz" -C "$fs/blktests" results 2>/dev/null
-echo "# ./check: $(status_text "$rc")"
+echo "# ./check: $(ktap_status_text "$rc")"
 subtest "blktests $what over siw: every test that runs passes" \
 	python3 "$here/blktests-tap.py" -x "$here/blktests-expect.txt" \
 		"$fs/blktests/results" "$log" "$fs/blktests" $what
