@@ -219,20 +219,23 @@ port_state() {
 
 port_state_is() { [ "$(port_state "$1")" = "$2" ]; }
 
-# guest_nic: the name of the single guest's virtio-net NIC (run.sh gives
-# it one, on a QEMU hub with nothing else on it), loading its driver
-# first; empty when there is none.
-guest_nic() {
-	local n i
-	modprobe virtio_net 2>/dev/null
-	for i in $(seq 50); do
-		for n in /sys/class/net/*; do
-			[ "$(basename "$(readlink -f "$n/device/driver" 2>/dev/null)")" = virtio_net ] &&
-				echo "${n##*/}" && return 0
-		done
-		sleep 0.1
+# virtio_nic: the name of a netdev that virtio_net drives; fails when
+# there is none (yet).
+virtio_nic() {
+	local n
+	for n in /sys/class/net/*; do
+		[ "$(basename "$(readlink -f "$n/device/driver" 2>/dev/null)")" = virtio_net ] &&
+			echo "${n##*/}" && return 0
 	done
 	return 1
+}
+
+# guest_nic: the name of the single guest's virtio-net NIC (run.sh gives
+# it one, on a QEMU hub with nothing else on it), loading its driver
+# first and waiting for the netdev; empty when there is none.
+guest_nic() {
+	modprobe virtio_net 2>/dev/null
+	wait_for 5 virtio_nic && virtio_nic
 }
 
 # lio_rd_disk: /dev/sdX of the SCSI disk that a LIO RAM disk (rd_mcp,
