@@ -21,8 +21,11 @@
 # kernel, runs the host tests and the in-VM tests, and ends with the line
 # "N passed, N failed". Exits non-zero on any failure, including a guest
 # that hangs (bounded by the run's timeout) or logs a kernel warning.
-# What was not run ("# SKIP" lines, or TAP's "ok ... # SKIP") is listed
-# before the summary and counted neither way.
+# Every part prints KTAP (selftests/lib/ktap.sh and ktap.h); the cases
+# counted are the result lines at the start of a line ("ok N ...", "not ok
+# N ..."): a subtest's own cases, indented below its case, are not. What
+# was not run ("ok N ... # SKIP ...") is listed before the summary and
+# counted neither way.
 set -uo pipefail
 
 . "$(dirname "$0")/prepare.sh"
@@ -34,7 +37,7 @@ mkdir -p "$results"
 rm -f "$results"/*.tap
 
 prepare || {
-	echo "not ok - prepare and build (see above)"
+	echo "not ok 1 prepare and build (see above)"
 	echo "0 passed, 1 failed"
 	exit 1
 }
@@ -43,7 +46,7 @@ extra_failed=0
 
 echo "== host tests"
 if ! make -s -C selftests/host all; then
-	echo "not ok 1 - host tests build" > "$results/host.tap"
+	echo "not ok 1 host tests build" > "$results/host.tap"
 else
 	make -s -C selftests/host run > "$results/host.tap"
 fi
@@ -60,7 +63,7 @@ fi
 if [ $fuzz = 1 ]; then
 	echo "== fuzzing the protocol core (${FUZZ_TIME:-30}s per target)"
 	if ! make -s -C selftests/fuzz all; then
-		echo "not ok 1 - fuzz targets build" > "$results/fuzz.tap"
+		echo "not ok 1 fuzz targets build" > "$results/fuzz.tap"
 	else
 		make -s -C selftests/fuzz run FUZZ_TIME="${FUZZ_TIME:-30}" \
 			> "$results/fuzz.tap"
@@ -110,7 +113,7 @@ if [ -z "$tests" ] || [ ${#vm_tests[@]} -gt 0 ]; then
 		extra_failed=1
 	fi
 	cp "build/vm/test-$abi/results.tap" "$results/vm.tap" 2>/dev/null ||
-		echo "not ok 1 - the guest produced no results (see build/vm/test-$abi/console.log)" > "$results/vm.tap"
+		echo "not ok 1 the guest produced no results (see build/vm/test-$abi/console.log)" > "$results/vm.tap"
 	grep -E '^not ok' -B12 -A16 "$results/vm.tap" || true
 fi
 
@@ -135,11 +138,11 @@ if [ $walk = 1 ]; then
 		# Never from a run that failed.
 		if grep -q '^not ok' "build/vm/test-$abi/results.tap" 2>/dev/null ||
 		   [ ! -f "build/vm/test-$abi/results.tap" ]; then
-			echo "not ok 1 - walkthrough (host): 81-walkthrough failed, nothing written" > "$results/walkthrough.tap"
+			echo "not ok 1 walkthrough (host): 81-walkthrough failed, nothing written" > "$results/walkthrough.tap"
 		elif python3 selftests/walkthrough.py "build/vm/test-$abi" --write; then
-			echo "ok 1 - walkthrough (host): the excerpts are written" > "$results/walkthrough.tap"
+			echo "ok 1 walkthrough (host): the excerpts are written" > "$results/walkthrough.tap"
 		else
-			echo "not ok 1 - walkthrough (host): the excerpts are written" > "$results/walkthrough.tap"
+			echo "not ok 1 walkthrough (host): the excerpts are written" > "$results/walkthrough.tap"
 		fi
 	else
 		echo "== the walk-through's excerpts against this run"
@@ -148,7 +151,7 @@ if [ $walk = 1 ]; then
 		rc=$?
 		# A checker that crashed has checked nothing.
 		if [ $rc != 0 ] && ! grep -q '^not ok' "$results/walkthrough.tap"; then
-			echo "not ok - walkthrough (host): walkthrough.py failed (exit $rc)" >> "$results/walkthrough.tap"
+			echo "not ok 1 walkthrough (host): walkthrough.py failed (exit $rc)" >> "$results/walkthrough.tap"
 		fi
 		grep -E '^not ok' -A12 "$results/walkthrough.tap" || true
 	fi
@@ -161,10 +164,10 @@ pair_results() {
 	for i in 1 2; do
 		f=$1/vm$i/results.tap
 		if [ -f "$f" ]; then
-			sed -e "s/^\(\(not \)\?ok [0-9]* - \)/\1$2 vm$i: /" \
-				-e "s/^# SKIP /# SKIP $2 vm$i: /" "$f" > "$results/$2$i.tap"
+			sed -e "s/^\(\(not \)\?ok [0-9]* \)/\1$2 vm$i: /" \
+				"$f" > "$results/$2$i.tap"
 		else
-			echo "not ok 1 - $2 vm$i: the guest produced no results (see ${f%/*}/console.log)" > "$results/$2$i.tap"
+			echo "not ok 1 $2 vm$i: the guest produced no results (see ${f%/*}/console.log)" > "$results/$2$i.tap"
 		fi
 		grep -E '^not ok' -B12 -A16 "$results/$2$i.tap" || true
 	done
@@ -182,7 +185,7 @@ fi
 if [ $interop = 1 ]; then
 	echo "== interoperability with upstream siw of $abi (guest 1: upstream, guest 2: this siw)"
 	if ! build_upstream; then
-		echo "not ok 1 - interop: upstream siw of $abi built (see above)" > "$results/interop1.tap"
+		echo "not ok 1 interop: upstream siw of $abi built (see above)" > "$results/interop1.tap"
 	else
 		if ! run_vm --out "build/vm/interop-$abi" --upstream "$upstream_ko" interop; then
 			extra_failed=1
@@ -192,7 +195,7 @@ if [ $interop = 1 ]; then
 fi
 
 # A skipped case is no pass.
-skipped=$(cat "$results"/*.tap | grep -E '^# SKIP |^ok .*# SKIP')
+skipped=$(cat "$results"/*.tap | grep -E '^ok .*# SKIP')
 if [ -n "$skipped" ]; then
 	echo "== not run"
 	echo "$skipped"
@@ -203,7 +206,7 @@ failed=$(cat "$results"/*.tap | grep -c '^not ok ')
 # A guest that crashed, hung or logged a kernel warning fails the run even
 # where every case it printed passed.
 if [ $extra_failed = 1 ] && [ "$failed" = 0 ]; then
-	echo "not ok - guest did not finish cleanly (console logs under build/vm/)"
+	echo "not ok 1 guest did not finish cleanly (console logs under build/vm/)"
 	failed=1
 fi
 echo "$passed passed, $failed failed"

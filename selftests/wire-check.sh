@@ -6,7 +6,7 @@
 # The host half of the in-VM tests 80-wire.sh, 90-hostile.sh and
 # 91-hostile-rfc7306.sh: decodes
 # the captures they left in DIR (the guest's output share) with tshark's
-# iWARP dissectors and prints TAP. tshark runs here because under
+# iWARP dissectors and prints KTAP. tshark runs here because under
 # emulation it is slow. Without a part named, both are checked.
 #
 # For each capture, wire-<name>.pcap:
@@ -59,17 +59,13 @@ parts=${*:-wire hostile hostile-rfc7306}
 captures="crc-off:0 crc-required:1 gso:1"
 opcodes="0x00:Write 0x01:Read-Request 0x02:Read-Response 0x03:Send 0x07:Terminate"
 
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - wire (host): $*"; }
+. "$(dirname "$0")/lib/ktap.sh"
+# Every case says it is the host's half of the wire tests.
+ok() { ktap_pass "wire (host): $*"; }
 not_ok() {
 	local desc=$1
 	shift
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - wire (host): $desc"
-	for d in "$@"; do
-		echo "$d" | sed 's/^/#     /'
-	done
+	ktap_fail "wire (host): $desc" "$@"
 }
 # verdict DESC DETAIL CONDITION...: ok when the test(1) condition holds.
 verdict() {
@@ -78,11 +74,11 @@ verdict() {
 	if [ "$@" ] 2>/dev/null; then ok "$desc"; else not_ok "$desc" "$detail"; fi
 }
 
-echo "TAP version 13"
+ktap_header
 if ! command -v tshark >/dev/null; then
 	not_ok "tshark is installed" "tshark not found: apt-get install tshark (scripts/deps.sh)"
-	echo "1..$n"
-	exit 1
+	ktap_finished
+	exit
 fi
 echo "# $(tshark --version 2>/dev/null | head -1)"
 
@@ -362,5 +358,4 @@ for part in $parts; do
 	*) not_ok "part $part is known" "wire-check.sh: unknown part '$part' (wire, hostile, hostile-rfc7306)" ;;
 	esac
 done
-echo "1..$n"
-[ "$failed" = 0 ]
+ktap_finished

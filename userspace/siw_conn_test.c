@@ -32,7 +32,6 @@
 #include <netdb.h>
 #include <poll.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,29 +40,16 @@
 #include <rdma/rdma_cma.h>
 #include <infiniband/verbs.h>
 
+#include "ktap.h"
+
 #define BUF_SIZE	(1 << 20)
 static int srv_port = 7471;
 static int srv_ird = 16, srv_ord = 16;
 
-static int case_num, case_failed;
 static const char *server_ns, *client_ns, *server_addr;
 static const char *verify_cmd;
 static int expect_refused, expect_refused_late;
 static int home_ns = -1;
-
-static void tap(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", ok ? "" : "not ", ++case_num);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		case_failed++;
-}
 
 /* Enters network namespace name (NULL: the one we started in). */
 static int enter_ns(const char *name)
@@ -533,7 +519,7 @@ static void case_send(void)
 	int i, ok;
 
 	if (pair_connect(&p, &o)) {
-		tap(0, "send: connect");
+		ktap_ok(0, "send: connect");
 		goto out;
 	}
 	/* Receive: 4 SGEs of 1000 bytes at scattered places. */
@@ -550,13 +536,13 @@ static void case_send(void)
 	send_wr(&p.cli, IBV_WR_SEND, ss, 3, 0, 0, 0, 11);
 	ok = poll_n(p.cli.cq, wc, 1) == 1 && wc[0].status == IBV_WC_SUCCESS &&
 	     wc[0].opcode == IBV_WC_SEND && wc[0].wr_id == 11;
-	tap(ok, "send: 3-SGE send completes at the sender");
+	ktap_ok(ok, "send: 3-SGE send completes at the sender");
 	ok = poll_n(p.srv.cq, wc, 1) == 1 && wc[0].status == IBV_WC_SUCCESS &&
 	     wc[0].opcode == IBV_WC_RECV && wc[0].byte_len == 3000;
 	for (i = 0; ok && i < 3; i++)
 		ok = !memcmp(p.srv.buf + 8192 * i + 3, p.cli.buf + 1000 * i,
 			     1000);
-	tap(ok, "send: 4-SGE receive gets 3000 bytes, scattered correctly");
+	ktap_ok(ok, "send: 4-SGE receive gets 3000 bytes, scattered correctly");
 
 	/* Inline. */
 	rs[0] = (struct ibv_sge){ (uintptr_t)p.srv.buf, 4096, p.srv.mr->lkey };
@@ -571,8 +557,8 @@ static void case_send(void)
 	ok = poll_n(p.srv.cq, wc, 1) == 1 && wc[0].status == IBV_WC_SUCCESS &&
 	     wc[0].byte_len == 64;
 	fill(p.cli.buf + 65536, 64, 2);
-	tap(ok && !memcmp(p.srv.buf, p.cli.buf + 65536, 64),
-	    "send: 64-byte inline send arrives intact");
+	ktap_ok(ok && !memcmp(p.srv.buf, p.cli.buf + 65536, 64),
+		"send: 64-byte inline send arrives intact");
 
 	/* Zero length. */
 	rwr = (struct ibv_recv_wr){ .wr_id = 3, .sg_list = rs, .num_sge = 1 };
@@ -581,7 +567,7 @@ static void case_send(void)
 	ok = poll_n(p.cli.cq, wc, 1) == 1 && wc[0].status == IBV_WC_SUCCESS;
 	ok = ok && poll_n(p.srv.cq, wc, 1) == 1 &&
 	     wc[0].status == IBV_WC_SUCCESS && wc[0].byte_len == 0;
-	tap(ok, "send: zero-length send completes on both sides");
+	ktap_ok(ok, "send: zero-length send completes on both sides");
 out:
 	pair_destroy(&p);
 }
@@ -605,14 +591,14 @@ static void case_read_sgl(void)
 	int n, k, ok, err, max = 0;
 
 	if (pair_connect(&p, &o)) {
-		tap(0, "readsgl: connect");
+		ktap_ok(0, "readsgl: connect");
 		goto out;
 	}
 	ok = !ibv_query_device(p.cli.id->verbs, &da);
 	if (ok)
 		max = da.max_sge_rd;
-	tap(ok && max >= 2 && max <= da.max_sge && max < 16,
-	    "readsgl: max_sge_rd %d (max_sge %d)", max, ok ? da.max_sge : -1);
+	ktap_ok(ok && max >= 2 && max <= da.max_sge && max < 16,
+		"readsgl: max_sge_rd %d (max_sge %d)", max, ok ? da.max_sge : -1);
 	if (max > 15)
 		max = 15;	/* sg[] has room for max + 1 */
 	fill(p.srv.buf, 256 * 1024, 11);
@@ -645,17 +631,17 @@ static void case_read_sgl(void)
 			want_at += sg[k].length;
 		}
 		ok = ok && (unsigned char)p.cli.buf[6] == 0xa5;
-		tap(ok, "readsgl: a Read of %zu bytes into %d SGEs: each holds its piece, the gaps untouched (post %d, status %s, byte_len %u)",
-		    len, n, err, ibv_wc_status_str(wc.status), wc.byte_len);
+		ktap_ok(ok, "readsgl: a Read of %zu bytes into %d SGEs: each holds its piece, the gaps untouched (post %d, status %s, byte_len %u)",
+			len, n, err, ibv_wc_status_str(wc.status), wc.byte_len);
 	}
 	for (k = 0; k < 16; k++)
 		sg[k] = (struct ibv_sge){ (uintptr_t)p.cli.buf + 64 * k, 64,
 					  p.cli.mr->lkey };
 	err = send_wr(&p.cli, IBV_WR_RDMA_READ, sg, max + 1, 0,
 		      (uintptr_t)p.srv.buf, p.srv.mr->rkey, 799);
-	tap(err != 0 && poll_n_for(p.cli.cq, &wc, 1, 300) == 0,
-	    "readsgl: a Read of max_sge_rd + 1 SGEs is refused at post (%s), nothing completes",
-	    strerror(err > 0 ? err : -err));
+	ktap_ok(err != 0 && poll_n_for(p.cli.cq, &wc, 1, 300) == 0,
+		"readsgl: a Read of max_sge_rd + 1 SGEs is refused at post (%s), nothing completes",
+		strerror(err > 0 ? err : -err));
 out:
 	pair_destroy(&p);
 }
@@ -672,7 +658,7 @@ static void case_rdma(void)
 	int i, n, ok;
 
 	if (pair_connect(&p, &o)) {
-		tap(0, "rdma: connect");
+		ktap_ok(0, "rdma: connect");
 		goto out;
 	}
 	raddr = (uintptr_t)p.srv.buf;
@@ -692,16 +678,16 @@ static void case_rdma(void)
 	send_wr(&p.cli, IBV_WR_RDMA_READ, sg, 1, 0, raddr + 100, rkey, 22);
 	ok = ok && poll_n(p.cli.cq, wc, 1) == 1 &&
 	     wc[0].status == IBV_WC_SUCCESS && wc[0].opcode == IBV_WC_RDMA_READ;
-	tap(ok && !memcmp(p.srv.buf + 100, p.cli.buf, 30000) &&
-	    !memcmp(p.cli.buf + 200000, p.cli.buf, 30000),
-	    "rdma: 6-SGE write lands, read returns it");
+	ktap_ok(ok && !memcmp(p.srv.buf + 100, p.cli.buf, 30000) &&
+		!memcmp(p.cli.buf + 200000, p.cli.buf, 30000),
+		"rdma: 6-SGE write lands, read returns it");
 
 	send_wr(&p.cli, IBV_WR_RDMA_WRITE, NULL, 0, 0, raddr, rkey, 23);
 	send_wr(&p.cli, IBV_WR_RDMA_READ, NULL, 0, 0, raddr, rkey, 24);
 	n = poll_n(p.cli.cq, wc, 2);
-	tap(n == 2 && wc[0].status == IBV_WC_SUCCESS &&
-	    wc[1].status == IBV_WC_SUCCESS && wc[0].wr_id == 23 &&
-	    wc[1].wr_id == 24, "rdma: zero-length write and read complete");
+	ktap_ok(n == 2 && wc[0].status == IBV_WC_SUCCESS &&
+		wc[1].status == IBV_WC_SUCCESS && wc[0].wr_id == 23 &&
+		wc[1].wr_id == 24, "rdma: zero-length write and read complete");
 
 	/* 32 reads of 16 KiB outstanding at once (bounded by the ORD). */
 	fill(p.srv.buf, BUF_SIZE / 2, 4);
@@ -717,9 +703,9 @@ static void case_rdma(void)
 	for (i = 0; ok && i < 32; i++)
 		ok = wc[i].status == IBV_WC_SUCCESS &&
 		     wc[i].wr_id == (uint64_t)(100 + i);
-	tap(ok && !memcmp(p.srv.buf, p.cli.buf + BUF_SIZE / 2, 32 * 16384),
-	    "rdma: 32 outstanding reads complete in order with the right data (%d)",
-	    n);
+	ktap_ok(ok && !memcmp(p.srv.buf, p.cli.buf + BUF_SIZE / 2, 32 * 16384),
+		"rdma: 32 outstanding reads complete in order with the right data (%d)",
+		n);
 
 	/*
 	 * Reads both ways at once: each side's post finds the other's Read
@@ -750,9 +736,9 @@ static void case_rdma(void)
 	for (i = 0; ok && i < 16; i++)
 		ok = wc[i].status == IBV_WC_SUCCESS &&
 		     wc[i].wr_id == (uint64_t)(300 + i);
-	tap(ok && !memcmp(p.srv.buf, p.cli.buf + BUF_SIZE / 2, 16 * 8192) &&
-	    !memcmp(p.cli.buf, p.srv.buf + BUF_SIZE / 2, 16 * 8192),
-	    "rdma: 16 reads each way at once return the right data");
+	ktap_ok(ok && !memcmp(p.srv.buf, p.cli.buf + BUF_SIZE / 2, 16 * 8192) &&
+		!memcmp(p.cli.buf, p.srv.buf + BUF_SIZE / 2, 16 * 8192),
+		"rdma: 16 reads each way at once return the right data");
 out:
 	pair_destroy(&p);
 }
@@ -771,7 +757,7 @@ static void case_srq_solicited(void)
 	int ok;
 
 	if (pair_connect(&p, &o)) {
-		tap(0, "srq: connect");
+		ktap_ok(0, "srq: connect");
 		goto out;
 	}
 	fill(p.cli.buf, 100, 5);
@@ -780,18 +766,18 @@ static void case_srq_solicited(void)
 	send_wr(&p.cli, IBV_WR_SEND, &sg, 1, 0, 0, 0, 31);
 	ok = poll_n(p.srv.cq, wc, 1) == 1 && wc[0].status == IBV_WC_SUCCESS &&
 	     wc[0].wr_id == 1000 && !memcmp(p.srv.buf, p.cli.buf, 100);
-	tap(ok, "srq: a send lands in the first SRQ receive");
+	ktap_ok(ok, "srq: a send lands in the first SRQ receive");
 	pfd = (struct pollfd){ .fd = p.srv.chan->fd, .events = POLLIN };
-	tap(poll(&pfd, 1, 300) == 0,
-	    "solicited: an unsolicited send raises no event on a solicited-only CQ");
+	ktap_ok(poll(&pfd, 1, 300) == 0,
+		"solicited: an unsolicited send raises no event on a solicited-only CQ");
 	send_wr(&p.cli, IBV_WR_SEND, &sg, 1, IBV_SEND_SOLICITED, 0, 0, 32);
 	ok = poll(&pfd, 1, 2000) == 1 &&
 	     !ibv_get_cq_event(p.srv.chan, &ev_cq, &ctx);
 	if (ok)
 		ibv_ack_cq_events(ev_cq, 1);
-	tap(ok, "solicited: a solicited send raises the event");
+	ktap_ok(ok, "solicited: a solicited send raises the event");
 	ok = poll_n(p.srv.cq, wc, 1) == 1 && wc[0].wr_id == 1001;
-	tap(ok, "srq: the second send takes the second SRQ receive");
+	ktap_ok(ok, "srq: the second send takes the second SRQ receive");
 	poll_n(p.cli.cq, wc, 2);
 out:
 	pair_destroy(&p);
@@ -846,44 +832,44 @@ static void case_srq_limit(void)
 	int i, ok;
 
 	if (pair_connect(&p, &o)) {
-		tap(0, "srqlimit: connect");
+		ktap_ok(0, "srqlimit: connect");
 		goto out;
 	}
 	srq = p.srv.srq;
 	ctx = srq->context;
 	sa.srq_limit = 100000;
 	i = ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT);
-	tap(i == EINVAL || (i == -1 && errno == EINVAL),
-	    "srqlimit: a limit above the SRQ's size is refused with EINVAL");
+	ktap_ok(i == EINVAL || (i == -1 && errno == EINVAL),
+		"srqlimit: a limit above the SRQ's size is refused with EINVAL");
 	sa.srq_limit = 4;
-	tap(!ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT),
-	    "srqlimit: armed at 4 with 16 receives posted");
+	ktap_ok(!ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT),
+		"srqlimit: armed at 4 with 16 receives posted");
 	ok = !srq_feed(&p, 0, 12);
-	tap(ok, "srqlimit: 12 sends land in receives 0-11, data checked");
-	tap(ok && count_events(ctx, IBV_EVENT_SRQ_LIMIT_REACHED, srq, 300) == 0,
-	    "srqlimit: 4 receives left: no event yet");
+	ktap_ok(ok, "srqlimit: 12 sends land in receives 0-11, data checked");
+	ktap_ok(ok && count_events(ctx, IBV_EVENT_SRQ_LIMIT_REACHED, srq, 300) == 0,
+		"srqlimit: 4 receives left: no event yet");
 	ok = ok && !srq_feed(&p, 12, 1);
 	i = ok ? count_events(ctx, IBV_EVENT_SRQ_LIMIT_REACHED, srq, 1000) :
 		 -1;
-	tap(i == 1, "srqlimit: the 13th leaves 3, below 4: one SRQ_LIMIT_REACHED (%d)",
-	    i);
+	ktap_ok(i == 1, "srqlimit: the 13th leaves 3, below 4: one SRQ_LIMIT_REACHED (%d)",
+		i);
 	ok = ok && !srq_feed(&p, 13, 3);
-	tap(ok && count_events(ctx, IBV_EVENT_SRQ_LIMIT_REACHED, srq, 300) == 0,
-	    "srqlimit: the last 3 taken, disarmed: no second event");
+	ktap_ok(ok && count_events(ctx, IBV_EVENT_SRQ_LIMIT_REACHED, srq, 300) == 0,
+		"srqlimit: the last 3 taken, disarmed: no second event");
 
 	/* Re-armed: it fires again. */
 	for (i = 16; i < 24 && ok; i++)
 		ok = !post_recv(&p.srv, 1000 + i, (uint64_t)i * 4096, 4096);
 	sa.srq_limit = 8;
 	ok = ok && !ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT);
-	tap(ok && count_events(ctx, IBV_EVENT_SRQ_LIMIT_REACHED, srq, 300) == 0,
-	    "srqlimit: 8 more posted, re-armed at 8: not below it, no event");
+	ktap_ok(ok && count_events(ctx, IBV_EVENT_SRQ_LIMIT_REACHED, srq, 300) == 0,
+		"srqlimit: 8 more posted, re-armed at 8: not below it, no event");
 	ok = ok && !srq_feed(&p, 16, 1);
-	tap(ok && count_events(ctx, IBV_EVENT_SRQ_LIMIT_REACHED, srq, 1000) == 1,
-	    "srqlimit: one taken, 7 left: the event again");
+	ktap_ok(ok && count_events(ctx, IBV_EVENT_SRQ_LIMIT_REACHED, srq, 1000) == 1,
+		"srqlimit: one taken, 7 left: the event again");
 	ok = ok && !srq_feed(&p, 17, 2);
-	tap(ok && count_events(ctx, IBV_EVENT_SRQ_LIMIT_REACHED, srq, 300) == 0,
-	    "srqlimit: two more taken: disarmed again, no event");
+	ktap_ok(ok && count_events(ctx, IBV_EVENT_SRQ_LIMIT_REACHED, srq, 300) == 0,
+		"srqlimit: two more taken: disarmed again, no event");
 out:
 	pair_destroy(&p);
 }
@@ -917,7 +903,7 @@ static void case_access(void)
 		int n, ok;
 
 		if (pair_connect(&p, &o)) {
-			tap(0, "access %s: connect", kinds[k].name);
+			ktap_ok(0, "access %s: connect", kinds[k].name);
 			pair_destroy(&p);
 			continue;
 		}
@@ -950,18 +936,18 @@ static void case_access(void)
 		ok = n == 2 && wc[0].wr_id == 41 &&
 		     wc[0].status == IBV_WC_REM_ACCESS_ERR &&
 		     wc[1].wr_id == 42 && wc[1].status == IBV_WC_WR_FLUSH_ERR;
-		tap(ok, "access %s: READ completes REM_ACCESS_ERR, the next WR flushed (%d: %s, %s)",
-		    kinds[k].name, n, n > 0 ? ibv_wc_status_str(wc[0].status) : "-",
-		    n > 1 ? ibv_wc_status_str(wc[1].status) : "-");
+		ktap_ok(ok, "access %s: READ completes REM_ACCESS_ERR, the next WR flushed (%d: %s, %s)",
+			kinds[k].name, n, n > 0 ? ibv_wc_status_str(wc[0].status) : "-",
+			n > 1 ? ibv_wc_status_str(wc[1].status) : "-");
 		n = poll_n(p.srv.cq, wc, 2);
 		ok = n == 2 && wc[0].status == IBV_WC_WR_FLUSH_ERR &&
 		     wc[1].status == IBV_WC_WR_FLUSH_ERR;
-		tap(ok, "access %s: the target's receives are flushed (%d)",
-		    kinds[k].name, n);
+		ktap_ok(ok, "access %s: the target's receives are flushed (%d)",
+			kinds[k].name, n);
 		ok = got_async_event(p.srv.id->qp, IBV_EVENT_QP_ACCESS_ERR,
 				     2000);
-		tap(ok, "access %s: the target gets IBV_EVENT_QP_ACCESS_ERR",
-		    kinds[k].name);
+		ktap_ok(ok, "access %s: the target gets IBV_EVENT_QP_ACCESS_ERR",
+			kinds[k].name);
 		if (mr2)
 			ibv_dereg_mr(mr2);
 		if (pd2)
@@ -981,24 +967,24 @@ static void case_disconnect(void)
 	int n, ok, i;
 
 	if (pair_connect(&p, &o)) {
-		tap(0, "disconnect: connect");
+		ktap_ok(0, "disconnect: connect");
 		goto out;
 	}
 	rdma_disconnect(p.cli.id);
 	ok = !expect_event(p.srv.ec, RDMA_CM_EVENT_DISCONNECTED, &ev);
 	if (ok)
 		rdma_ack_cm_event(ev);
-	tap(ok, "disconnect: the server sees DISCONNECTED");
+	ktap_ok(ok, "disconnect: the server sees DISCONNECTED");
 	n = poll_n(p.srv.cq, wc, 5);
 	ok = n == 5;
 	for (i = 0; ok && i < 5; i++)
 		ok = wc[i].status == IBV_WC_WR_FLUSH_ERR &&
 		     wc[i].wr_id == (uint64_t)(1000 + i);
-	tap(ok, "disconnect: its 5 receives complete flushed, in order (%d)", n);
+	ktap_ok(ok, "disconnect: its 5 receives complete flushed, in order (%d)", n);
 	if (verify_cmd) {
 		int rc = system(verify_cmd);
 
-		tap(rc == 0, "disconnect: %s", verify_cmd);
+		ktap_ok(rc == 0, "disconnect: %s", verify_cmd);
 	}
 	/*
 	 * The server disconnects too, after the fact, as applications do on
@@ -1006,11 +992,11 @@ static void case_disconnect(void)
 	 */
 	errno = 0;
 	ok = rdma_disconnect(p.srv.id) == 0;
-	tap(ok, "disconnect: the server's own rdma_disconnect then succeeds (%s)",
-	    ok ? "0" : strerror(errno));
+	ktap_ok(ok, "disconnect: the server's own rdma_disconnect then succeeds (%s)",
+		ok ? "0" : strerror(errno));
 	ok = post_recv(&p.srv, 77, 0, 16) == 0;
 	/* The stock provider gives no doorbell for receives: nothing more. */
-	tap(ok, "disconnect: posting after the disconnect still succeeds");
+	ktap_ok(ok, "disconnect: posting after the disconnect still succeeds");
 out:
 	pair_destroy(&p);
 }
@@ -1031,9 +1017,9 @@ static void case_srcport(void)
 	int ok;
 
 	ok = pair_connect(&p, &o) == 0;
-	tap(o.busy_fd >= 0, "srcport: a TCP listener holds the client's source port (%s)",
-	    o.busy_fd >= 0 ? "ok" : strerror(o.busy_errno));
-	tap(ok, "srcport: the connection is established all the same");
+	ktap_ok(o.busy_fd >= 0, "srcport: a TCP listener holds the client's source port (%s)",
+		o.busy_fd >= 0 ? "ok" : strerror(o.busy_errno));
+	ktap_ok(ok, "srcport: the connection is established all the same");
 	if (!ok)
 		goto out;
 	fill(p.cli.buf, 4096, 7);
@@ -1043,7 +1029,7 @@ static void case_srcport(void)
 	ok = ok && poll_n(p.srv.cq, &wc, 1) == 1 &&
 	     wc.status == IBV_WC_SUCCESS && wc.byte_len == 4096 &&
 	     !memcmp(p.srv.buf, p.cli.buf, 4096);
-	tap(ok, "srcport: a 4 KiB send arrives intact");
+	ktap_ok(ok, "srcport: a 4 KiB send arrives intact");
 out:
 	if (o.busy_fd >= 0)
 		close(o.busy_fd);
@@ -1072,15 +1058,15 @@ static void case_dualstack(void)
 	     !rdma_create_id(ec, &id6, NULL, RDMA_PS_TCP) &&
 	     !rdma_set_option(id6, RDMA_OPTION_ID, RDMA_OPTION_ID_AFONLY,
 			      &one, sizeof(one));
-	tap(ok, "dualstack: two rdma_cm IDs, the IPv6 one AF-only");
+	ktap_ok(ok, "dualstack: two rdma_cm IDs, the IPv6 one AF-only");
 	ok = ok && !rdma_bind_addr(id4, (struct sockaddr *)&v4) &&
 	     !rdma_listen(id4, 8);
-	tap(ok, "dualstack: listen on 0.0.0.0:%d (%s)", srv_port + 1,
-	    ok ? "ok" : strerror(errno));
+	ktap_ok(ok, "dualstack: listen on 0.0.0.0:%d (%s)", srv_port + 1,
+		ok ? "ok" : strerror(errno));
 	ok = ok && !rdma_bind_addr(id6, (struct sockaddr *)&v6) &&
 	     !rdma_listen(id6, 8);
-	tap(ok, "dualstack: and on [::]:%d beside it (%s)", srv_port + 1,
-	    ok ? "ok" : strerror(errno));
+	ktap_ok(ok, "dualstack: and on [::]:%d beside it (%s)", srv_port + 1,
+		ok ? "ok" : strerror(errno));
 	if (id6)
 		rdma_destroy_id(id6);
 	if (id4)
@@ -1100,7 +1086,7 @@ static void case_reject(void)
 	int r, ok;
 
 	r = pair_connect(&p, &o);
-	tap(r == 1, "reject: the server rejects the request");
+	ktap_ok(r == 1, "reject: the server rejects the request");
 	ok = r == 1 && !expect_event(p.cli.ec, RDMA_CM_EVENT_REJECTED, &ev);
 	if (ok) {
 		ok = ev->param.conn.private_data_len >= strlen(o.reject) + 1 &&
@@ -1108,11 +1094,11 @@ static void case_reject(void)
 			     strlen(o.reject) + 1);
 		rdma_ack_cm_event(ev);
 	}
-	tap(ok, "reject: the client gets REJECTED with the private data");
+	ktap_ok(ok, "reject: the client gets REJECTED with the private data");
 	if (verify_cmd) {
 		int rc = system(verify_cmd);
 
-		tap(rc == 0, "reject: %s", verify_cmd);
+		ktap_ok(rc == 0, "reject: %s", verify_cmd);
 	}
 	pair_destroy(&p);
 }
@@ -1135,7 +1121,7 @@ static void case_sendinv(void)
 	int ok, n;
 
 	if (pair_connect(&p, &o)) {
-		tap(0, "sendinv: connect");
+		ktap_ok(0, "sendinv: connect");
 		goto out;
 	}
 	fill(p.cli.buf, 100, 9);
@@ -1147,19 +1133,19 @@ static void case_sendinv(void)
 	ok = ibv_post_send(p.cli.id->qp, &wr, &bad) == 0;
 	ok = ok && poll_n(p.cli.cq, wc, 1) == 1 && wc[0].wr_id == 41 &&
 	     wc[0].opcode == IBV_WC_SEND;
-	tap(ok, "sendinv: the send with invalidate leaves the client");
+	ktap_ok(ok, "sendinv: the send with invalidate leaves the client");
 	ok = poll_n(p.srv.cq, wc, 1) == 1 &&
 	     wc[0].status == IBV_WC_REM_INV_REQ_ERR && wc[0].wr_id == 1000;
-	tap(ok, "sendinv: invalidating a plain MR fails the receive with a remote invalidate request error (status %d)",
-	    wc[0].status);
+	ktap_ok(ok, "sendinv: invalidating a plain MR fails the receive with a remote invalidate request error (status %d)",
+		wc[0].status);
 	/* The Terminate reaches the client: its QP goes to error. */
 	ok = got_async_event(p.cli.id->qp, IBV_EVENT_QP_FATAL, 5000);
-	tap(ok, "sendinv: the client gets IBV_EVENT_QP_FATAL from the Terminate");
+	ktap_ok(ok, "sendinv: the client gets IBV_EVENT_QP_FATAL from the Terminate");
 	send_wr(&p.cli, IBV_WR_SEND, &sg, 1, 0, 0, 0, 42);
 	n = poll_n(p.cli.cq, wc, 1);
-	tap(n == 1 && wc[0].wr_id == 42 && wc[0].status == IBV_WC_WR_FLUSH_ERR,
-	    "sendinv: the client's next send is flushed (status %d)",
-	    n == 1 ? (int)wc[0].status : -1);
+	ktap_ok(n == 1 && wc[0].wr_id == 42 && wc[0].status == IBV_WC_WR_FLUSH_ERR,
+		"sendinv: the client's next send is flushed (status %d)",
+		n == 1 ? (int)wc[0].status : -1);
 out:
 	pair_destroy(&p);
 }
@@ -1172,13 +1158,13 @@ static void case_pdata(void)
 	struct pair p;
 
 	if (pair_connect(&p, &o)) {
-		tap(0, "pdata: connect");
+		ktap_ok(0, "pdata: connect");
 		goto out;
 	}
-	tap(p.srv_got_pd, "pdata: the server gets the client's %d bytes of private data",
-	    PDATA_MAX);
-	tap(p.cli_got_pd, "pdata: the client gets the server's %d bytes of private data",
-	    PDATA_MAX);
+	ktap_ok(p.srv_got_pd, "pdata: the server gets the client's %d bytes of private data",
+		PDATA_MAX);
+	ktap_ok(p.cli_got_pd, "pdata: the client gets the server's %d bytes of private data",
+		PDATA_MAX);
 out:
 	pair_destroy(&p);
 }
@@ -1202,12 +1188,12 @@ static void case_mpa(void)
 
 	r = pair_connect(&p, &o);
 	if (expect_refused || expect_refused_late) {
-		tap(r == 2, "mpa: the connection is refused%s",
-		    expect_refused_late ? " after the server accepted" : "");
+		ktap_ok(r == 2, "mpa: the connection is refused%s",
+			expect_refused_late ? " after the server accepted" : "");
 		goto out;
 	}
 	if (r) {
-		tap(0, "mpa: connect");
+		ktap_ok(0, "mpa: connect");
 		goto out;
 	}
 	fill(p.cli.buf, 3000, 5);
@@ -1217,7 +1203,7 @@ static void case_mpa(void)
 	ok = ok && poll_n(p.srv.cq, wc, 1) == 1 &&
 	     wc[0].status == IBV_WC_SUCCESS && wc[0].byte_len == 3000 &&
 	     !memcmp(p.srv.buf, p.cli.buf, 3000);
-	tap(ok, "mpa: a send arrives intact");
+	ktap_ok(ok, "mpa: a send arrives intact");
 
 	raddr = (uintptr_t)p.srv.buf + 65536;
 	fill(p.cli.buf + 65536, 65536, 6);
@@ -1232,12 +1218,12 @@ static void case_mpa(void)
 		53);
 	ok = ok && poll_n(p.cli.cq, wc, 1) == 1 &&
 	     wc[0].status == IBV_WC_SUCCESS && wc[0].wr_id == 53;
-	tap(ok && !memcmp(p.srv.buf + 65536, p.cli.buf + 65536, 65536) &&
-	    !memcmp(p.cli.buf + 262144, p.cli.buf + 65536, 65536),
-	    "mpa: a 64 KiB write lands and a read returns it");
+	ktap_ok(ok && !memcmp(p.srv.buf + 65536, p.cli.buf + 65536, 65536) &&
+		!memcmp(p.cli.buf + 262144, p.cli.buf + 65536, 65536),
+		"mpa: a 64 KiB write lands and a read returns it");
 	if (verify_cmd) {
 		r = system(verify_cmd);
-		tap(r == 0, "mpa: %s", verify_cmd);
+		ktap_ok(r == 0, "mpa: %s", verify_cmd);
 	}
 out:
 	pair_destroy(&p);
@@ -1272,7 +1258,7 @@ static void case_cq_overflow(void)
 	int i, n, ok, bad = 0;
 
 	if (pair_connect(&p, &o)) {
-		tap(0, "cqoverflow: connect");
+		ktap_ok(0, "cqoverflow: connect");
 		goto out;
 	}
 	fill(p.cli.buf, OVF_SENDS * 4096, 9);
@@ -1282,17 +1268,17 @@ static void case_cq_overflow(void)
 		if (send_wr(&p.cli, IBV_WR_SEND, &sg, 1, 0, 0, 0, 500 + i))
 			bad++;
 	}
-	tap(!bad, "cqoverflow: %d sends of 4 KiB posted", OVF_SENDS);
-	tap(got_cq_error(p.srv.cq, 10000),
-	    "cqoverflow: the server's CQ reports IBV_EVENT_CQ_ERR");
+	ktap_ok(!bad, "cqoverflow: %d sends of 4 KiB posted", OVF_SENDS);
+	ktap_ok(got_cq_error(p.srv.cq, 10000),
+		"cqoverflow: the server's CQ reports IBV_EVENT_CQ_ERR");
 	n = poll_n_for(p.cli.cq, wc, OVF_SENDS, 10000);
 	ok = n == OVF_SENDS;
 	for (i = 0; ok && i < OVF_SENDS; i++)
 		ok = wc[i].wr_id == (uint64_t)(500 + i) &&
 		     (wc[i].status == IBV_WC_SUCCESS ||
 		      wc[i].status == IBV_WC_WR_FLUSH_ERR);
-	tap(ok, "cqoverflow: all %d sends complete at the client, in order, successful or flushed (%d)",
-	    OVF_SENDS, n);
+	ktap_ok(ok, "cqoverflow: all %d sends complete at the client, in order, successful or flushed (%d)",
+		OVF_SENDS, n);
 	n = ibv_poll_cq(p.srv.cq, OVF_SENDS + 1, wc);
 	ok = n == OVF_CQE;
 	for (i = 0; ok && i < OVF_CQE; i++)
@@ -1301,13 +1287,13 @@ static void case_cq_overflow(void)
 		     wc[i].wr_id == (uint64_t)(1000 + i) &&
 		     wc[i].byte_len == 4096 &&
 		     !memcmp(p.srv.buf + 4096 * i, p.cli.buf + 4096 * i, 4096);
-	tap(ok, "cqoverflow: the server's CQ holds the %d receives that fit, intact and in order (%d)",
-	    OVF_CQE, n);
+	ktap_ok(ok, "cqoverflow: the server's CQ holds the %d receives that fit, intact and in order (%d)",
+		OVF_CQE, n);
 	ok = !ibv_query_qp(p.srv.id->qp, &qa, IBV_QP_STATE, &ia) &&
 	     qa.qp_state == IBV_QPS_ERR;
-	tap(ok, "cqoverflow: the server's QP is in the error state");
-	tap(got_async_event(p.srv.id->qp, IBV_EVENT_QP_FATAL, 5000),
-	    "cqoverflow: the server's QP reports IBV_EVENT_QP_FATAL");
+	ktap_ok(ok, "cqoverflow: the server's QP is in the error state");
+	ktap_ok(got_async_event(p.srv.id->qp, IBV_EVENT_QP_FATAL, 5000),
+		"cqoverflow: the server's QP reports IBV_EVENT_QP_FATAL");
 out:
 	pair_destroy(&p);
 }
@@ -1402,14 +1388,14 @@ static void case_mr_churn(void)
 	int i;
 
 	if (pair_connect(&p, &o)) {
-		tap(0, "mrchurn: connect");
+		ktap_ok(0, "mrchurn: connect");
 		goto out;
 	}
 	c.p = &p;
 	c.sink_mr = ibv_reg_mr(p.cli.pd, c.sink, sizeof(c.sink),
 			       IBV_ACCESS_LOCAL_WRITE);
 	if (!c.sink_mr) {
-		tap(0, "mrchurn: register the read sink");
+		ktap_ok(0, "mrchurn: register the read sink");
 		goto out;
 	}
 	for (i = 0; i < CHURN_SLOTS; i++)
@@ -1437,14 +1423,14 @@ static void case_mr_churn(void)
 		if (c.posted < CHURN_ROUNDS)
 			churn_post(&c, i);
 	}
-	tap(!c.bad_reg, "mrchurn: %d MRs registered and deregistered",
-	    2 * c.posted);
-	tap(done == CHURN_ROUNDS && !bad_wc && !c.bad_post,
-	    "mrchurn: all %d writes and reads complete successfully (%d done)",
-	    CHURN_ROUNDS, done);
-	tap(!bad_data,
-	    "mrchurn: every write's data arrived intact, and reads return it (%d bad)",
-	    bad_data);
+	ktap_ok(!c.bad_reg, "mrchurn: %d MRs registered and deregistered",
+		2 * c.posted);
+	ktap_ok(done == CHURN_ROUNDS && !bad_wc && !c.bad_post,
+		"mrchurn: all %d writes and reads complete successfully (%d done)",
+		CHURN_ROUNDS, done);
+	ktap_ok(!bad_data,
+		"mrchurn: every write's data arrived intact, and reads return it (%d bad)",
+		bad_data);
 out:
 	for (i = 0; i < CHURN_SLOTS; i++)
 		churn_release(&c, i);
@@ -1544,7 +1530,7 @@ static void case_overwrite(void)
 	struct pair p;
 
 	if (pair_connect(&p, &o)) {
-		tap(0, "overwrite: connect");
+		ktap_ok(0, "overwrite: connect");
 		goto out;
 	}
 	w.p = &p;
@@ -1598,17 +1584,17 @@ static void case_overwrite(void)
 			idle_ms++;
 		}
 	}
-	tap(done == OW_ROUNDS && w.verified == OW_ROUNDS && !w.bad_wc &&
-	    !w.bad_post,
-	    "overwrite: %d messages of %d KiB complete at both ends (%d sent, %d received)",
-	    OW_ROUNDS, OW_LEN / 1024, done, w.verified);
-	tap(!w.bad_data && w.verified == OW_ROUNDS,
-	    "overwrite: each arrived as posted, with its buffer overwritten right after its completion (%d differ)",
-	    w.bad_data);
+	ktap_ok(done == OW_ROUNDS && w.verified == OW_ROUNDS && !w.bad_wc &&
+		!w.bad_post,
+		"overwrite: %d messages of %d KiB complete at both ends (%d sent, %d received)",
+		OW_ROUNDS, OW_LEN / 1024, done, w.verified);
+	ktap_ok(!w.bad_data && w.verified == OW_ROUNDS,
+		"overwrite: each arrived as posted, with its buffer overwritten right after its completion (%d differ)",
+		w.bad_data);
 	if (verify_cmd) {
 		int r = system(verify_cmd);
 
-		tap(r == 0, "overwrite: %s", verify_cmd);
+		ktap_ok(r == 0, "overwrite: %s", verify_cmd);
 	}
 out:
 	free(w.expect);
@@ -1633,27 +1619,27 @@ static void case_walk(void)
 	struct pair p;
 
 	if (pair_connect(&p, &o)) {
-		tap(0, "walk: connect");
+		ktap_ok(0, "walk: connect");
 		goto out;
 	}
 	fill(p.srv.buf, WALK_LEN, 9);
 	sg = (struct ibv_sge){ (uintptr_t)p.cli.buf, WALK_LEN, p.cli.mr->lkey };
 	if (send_wr(&p.cli, IBV_WR_RDMA_READ, &sg, 1, 0,
 		    (uintptr_t)p.srv.buf, p.srv.mr->rkey, WALK_WR_ID)) {
-		tap(0, "walk: ibv_post_send of the RDMA Read");
+		ktap_ok(0, "walk: ibv_post_send of the RDMA Read");
 		goto out;
 	}
-	tap(poll_n(p.cli.cq, &wc, 1) == 1 && wc.status == IBV_WC_SUCCESS &&
-	    wc.opcode == IBV_WC_RDMA_READ && wc.wr_id == WALK_WR_ID &&
-	    !memcmp(p.cli.buf, p.srv.buf, WALK_LEN),
-	    "walk: one RDMA Read of %d bytes completes with the server's data",
-	    WALK_LEN);
-	tap(poll_n_for(p.srv.cq, &wc, 1, 100) == 0,
-	    "walk: nothing completes at the responder");
+	ktap_ok(poll_n(p.cli.cq, &wc, 1) == 1 && wc.status == IBV_WC_SUCCESS &&
+		wc.opcode == IBV_WC_RDMA_READ && wc.wr_id == WALK_WR_ID &&
+		!memcmp(p.cli.buf, p.srv.buf, WALK_LEN),
+		"walk: one RDMA Read of %d bytes completes with the server's data",
+		WALK_LEN);
+	ktap_ok(poll_n_for(p.srv.cq, &wc, 1, 100) == 0,
+		"walk: nothing completes at the responder");
 	if (verify_cmd) {
 		int r = system(verify_cmd);
 
-		tap(r == 0, "walk: %s", verify_cmd);
+		ktap_ok(r == 0, "walk: %s", verify_cmd);
 	}
 out:
 	pair_destroy(&p);
@@ -1673,26 +1659,26 @@ static void case_walk_error(void)
 	struct pair p;
 
 	if (pair_connect(&p, &o)) {
-		tap(0, "walkerr: connect");
+		ktap_ok(0, "walkerr: connect");
 		goto out;
 	}
 	sg = (struct ibv_sge){ (uintptr_t)p.cli.buf, WALK_LEN, p.cli.mr->lkey };
 	if (send_wr(&p.cli, IBV_WR_RDMA_READ, &sg, 1, 0, (uintptr_t)p.srv.buf,
 		    p.srv.mr->rkey ^ 0x5a5a00, WALK_WR_ID)) {
-		tap(0, "walkerr: ibv_post_send of the RDMA Read");
+		ktap_ok(0, "walkerr: ibv_post_send of the RDMA Read");
 		goto out;
 	}
-	tap(poll_n(p.cli.cq, wc, 1) == 1 &&
-	    wc[0].status == IBV_WC_REM_ACCESS_ERR && wc[0].wr_id == WALK_WR_ID,
-	    "walkerr: the Read with a wrong STag completes REM_ACCESS_ERR");
-	tap(poll_n(p.srv.cq, wc, 2) == 2 &&
-	    wc[0].status == IBV_WC_WR_FLUSH_ERR &&
-	    wc[1].status == IBV_WC_WR_FLUSH_ERR,
-	    "walkerr: the server's 2 receives complete flushed");
+	ktap_ok(poll_n(p.cli.cq, wc, 1) == 1 &&
+		wc[0].status == IBV_WC_REM_ACCESS_ERR && wc[0].wr_id == WALK_WR_ID,
+		"walkerr: the Read with a wrong STag completes REM_ACCESS_ERR");
+	ktap_ok(poll_n(p.srv.cq, wc, 2) == 2 &&
+		wc[0].status == IBV_WC_WR_FLUSH_ERR &&
+		wc[1].status == IBV_WC_WR_FLUSH_ERR,
+		"walkerr: the server's 2 receives complete flushed");
 	if (verify_cmd) {
 		int rc = system(verify_cmd);
 
-		tap(rc == 0, "walkerr: %s", verify_cmd);
+		ktap_ok(rc == 0, "walkerr: %s", verify_cmd);
 	}
 out:
 	pair_destroy(&p);
@@ -1794,7 +1780,7 @@ int main(int argc, char **argv)
 		}
 	}
 	home_ns = open("/proc/self/ns/net", O_RDONLY);
-	printf("TAP version 13\n");
+	ktap_header();
 	for (i = 0; i < NCASES; i++) {
 		int want = optind == argc;
 
@@ -1803,6 +1789,5 @@ int main(int argc, char **argv)
 		if (want)
 			cases[i].run();
 	}
-	printf("1..%d\n", case_num);
-	return case_failed ? 1 : 0;
+	return ktap_finished();
 }

@@ -50,7 +50,6 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +62,7 @@
 #include <infiniband/verbs.h>
 
 #include "proto.h"
+#include "ktap.h"
 
 #define PORT		7480
 #define GUARD		4096
@@ -72,7 +72,7 @@
 #define GUARD_BYTE	0x5a
 
 static const char *server_ns, *client_ns, *server_addr;
-static int home_ns = -1, use_crc, case_num, case_failed;
+static int home_ns = -1, use_crc;
 /* MPA mode of the attacker: revision, p2p RTR types offered, RTR sent. */
 static int mpa_rev = 2, p2p_rtr, skip_rtr;
 /* RFC 7306: asked for (-e); the kernel victim's port (-k). */
@@ -83,20 +83,6 @@ static int small_rcvbuf, zero_window, many_windows;
 static int read_dereg;
 /* The server's region: REGION bytes, but for -r (RD_REGION). */
 static size_t region = REGION;
-
-static void tap(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", ok ? "" : "not ", ++case_num);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		case_failed++;
-}
 
 static int enter_ns(const char *name)
 {
@@ -1149,18 +1135,18 @@ static void check_read(const struct server *s, const struct hostile_case *c,
 						   IBV_WC_LOC_LEN_ERR;
 
 	/* A flushed Read reports no length. */
-	tap(wc->wr_id == READ_WR_ID && wc->status == want &&
-	    (want == IBV_WC_WR_FLUSH_ERR || wc->byte_len == c->read_placed),
-	    "%s %s: the Read completes with %s, %u bytes (got %s, %u bytes)",
-	    mode, c->name, ibv_wc_status_str(want), c->read_placed,
-	    wc->wr_id == READ_WR_ID ? ibv_wc_status_str(wc->status) :
-				      "no completion",
-	    wc->byte_len);
+	ktap_ok(wc->wr_id == READ_WR_ID && wc->status == want &&
+		(want == IBV_WC_WR_FLUSH_ERR || wc->byte_len == c->read_placed),
+		"%s %s: the Read completes with %s, %u bytes (got %s, %u bytes)",
+		mode, c->name, ibv_wc_status_str(want), c->read_placed,
+		wc->wr_id == READ_WR_ID ? ibv_wc_status_str(wc->status) :
+					  "no completion",
+		wc->byte_len);
 	for (i = 0; i < READ_LEN; i++)
 		if (sink[i] != (i < c->read_placed ? DATA_BYTE : GUARD_BYTE))
 			bad++;
-	tap(!bad, "%s %s: its sink holds the %u bytes placed and nothing else (%u bytes differ)",
-	    mode, c->name, c->read_placed, bad);
+	ktap_ok(!bad, "%s %s: its sink holds the %u bytes placed and nothing else (%u bytes differ)",
+		mode, c->name, c->read_placed, bad);
 }
 
 static void run_case(const struct hostile_case *c)
@@ -1181,19 +1167,19 @@ static void run_case(const struct hostile_case *c)
 		 p2p_rtr ? (p2p_rtr == SIW_RTR_WRITE ? "-write" :
 			    p2p_rtr == SIW_RTR_READ ? "-read" : "-send") : "");
 	if (server_listen(&s) || attacker_connect(&s, &t)) {
-		tap(0, "%s %s: connect and MPA exchange", mode, c->name);
+		ktap_ok(0, "%s %s: connect and MPA exchange", mode, c->name);
 		goto out;
 	}
 	if (t.rtr && !skip_rtr) {
 		n = rtr_frame(&t, frame);
 		if (write_all(t.sock, frame, n)) {
-			tap(0, "%s %s: send the RTR", mode, c->name);
+			ktap_ok(0, "%s %s: send the RTR", mode, c->name);
 			goto out;
 		}
 	}
 	if (c->read && server_read(&s, &t)) {
-		tap(0, "%s %s: the server's Read Request arrives", mode,
-		    c->name);
+		ktap_ok(0, "%s %s: the server's Read Request arrives", mode,
+			c->name);
 		goto out;
 	}
 	n = c->build(&t, frame);
@@ -1201,8 +1187,8 @@ static void run_case(const struct hostile_case *c)
 		ok = write_all(t.sock, frame, c->split) == 0;
 		usleep(300000);		/* placed by now */
 		if (ok && server_mid(&s, c->mid)) {
-			tap(0, "%s %s: the server's move mid-frame", mode,
-			    c->name);
+			ktap_ok(0, "%s %s: the server's move mid-frame", mode,
+				c->name);
 			goto out;
 		}
 		/*
@@ -1237,17 +1223,17 @@ static void run_case(const struct hostile_case *c)
 		setsockopt(t.sock, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 		close(t.sock);
 		t.sock = -1;
-		tap(1, "%s %s: the attacker resets the connection", mode,
-		    c->name);
+		ktap_ok(1, "%s %s: the attacker resets the connection", mode,
+			c->name);
 		goto quiet;
 	}
 	got = ok ? read_terminate(&t) : SIW_TERM_OK;
 	if (c->want)
 		print_expectation(&t, c, mode);
-	tap(ok && got == c->want, "%s %s: %s%s (got %s)", mode, c->name,
-	    c->want ? "Terminate " : "no Terminate",
-	    c->want ? siw_term_name(c->want) : "",
-	    got ? siw_term_name(got) : "none");
+	ktap_ok(ok && got == c->want, "%s %s: %s%s (got %s)", mode, c->name,
+		c->want ? "Terminate " : "no Terminate",
+		c->want ? siw_term_name(c->want) : "",
+		got ? siw_term_name(got) : "none");
 	if (c->check_tail) {
 		const unsigned char *r = s.buf + GUARD + 256;
 		unsigned int i, head = 0, tail = 0;
@@ -1258,18 +1244,18 @@ static void run_case(const struct hostile_case *c)
 			if (i >= c->placed && r[i] != GUARD_BYTE)
 				tail++;
 		}
-		tap(!head && !tail,
-		    "%s %s: the first %u bytes were placed, none of the %u after the server's move (%u and %u differ)",
-		    mode, c->name, c->placed, BIG_LEN - c->placed, head, tail);
+		ktap_ok(!head && !tail,
+			"%s %s: the first %u bytes were placed, none of the %u after the server's move (%u and %u differ)",
+			mode, c->name, c->placed, BIG_LEN - c->placed, head, tail);
 	}
 	if (c->check_data) {
 		static unsigned char want[BIG_LEN];
 		unsigned int len = c->data_len ? c->data_len : DATA_LEN;
 
 		memset(want, DATA_BYTE, len);
-		tap(!memcmp(s.buf + GUARD + 256, want, len),
-		    "%s %s: the frame (%u bytes of data) was accepted and placed",
-		    mode, c->name, len);
+		ktap_ok(!memcmp(s.buf + GUARD + 256, want, len),
+			"%s %s: the frame (%u bytes of data) was accepted and placed",
+			mode, c->name, len);
 	}
 	if (!c->want) {
 		/* The peer closed: flushed receives, the connection ends. */
@@ -1279,27 +1265,27 @@ quiet:
 		flushed = 0;
 		server_saw_flush(&s, &flushed, c->read ? &read_wc : NULL,
 				 c->read_ok);
-		tap(flushed, "%s %s: its %d receives are flushed%s", mode,
-		    c->name, NRECV - c->read_ok,
-		    c->read_ok ? ", the Send's completes with its data" : "");
+		ktap_ok(flushed, "%s %s: its %d receives are flushed%s", mode,
+			c->name, NRECV - c->read_ok,
+			c->read_ok ? ", the Send's completes with its data" : "");
 		if (c->read)
 			check_read(&s, c, &read_wc, mode);
 		goto tail;
 	}
-	tap(server_saw_error(&s, &flushed, c->read ? &read_wc : NULL),
-	    "%s %s: the server's QP reports an async error event", mode,
-	    c->name);
-	tap(flushed, "%s %s: its %d receives complete, none successfully",
-	    mode, c->name, NRECV);
+	ktap_ok(server_saw_error(&s, &flushed, c->read ? &read_wc : NULL),
+		"%s %s: the server's QP reports an async error event", mode,
+		c->name);
+	ktap_ok(flushed, "%s %s: its %d receives complete, none successfully",
+		mode, c->name, NRECV);
 	if (c->read)
 		check_read(&s, c, &read_wc, mode);
 tail:
-	tap(guards_intact(&s), "%s %s: guard bytes around the memory intact",
-	    mode, c->name);
+	ktap_ok(guards_intact(&s), "%s %s: guard bytes around the memory intact",
+		mode, c->name);
 	ok = !wait_cm(s.ec, RDMA_CM_EVENT_DISCONNECTED, 5000, &ev);
 	if (ok)
 		rdma_ack_cm_event(ev);
-	tap(ok, "%s %s: the server sees the connection end", mode, c->name);
+	ktap_ok(ok, "%s %s: the server sees the connection end", mode, c->name);
 out:
 	if (t.sock >= 0)
 		close(t.sock);
@@ -1323,23 +1309,23 @@ static void run_garbage_request(void)
 	ssize_t r;
 
 	if (server_listen(&s) || get_addr(&ss, &len) || enter_ns(client_ns)) {
-		tap(0, "garbage-request: listen");
+		ktap_ok(0, "garbage-request: listen");
 		goto out;
 	}
 	fd = socket(ss.ss_family, SOCK_STREAM, 0);
 	enter_ns(NULL);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, len) ||
 	    write_all(fd, (const unsigned char *)junk, sizeof(junk))) {
-		tap(0, "garbage-request: connect and send");
+		ktap_ok(0, "garbage-request: connect and send");
 		goto out;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	r = read(fd, buf, sizeof(buf));
-	tap(r == 0 || (r < 0 && errno == ECONNRESET),
-	    "garbage-request: siw closes the connection without a reply (read %zd%s%s)",
-	    r, r < 0 ? ", " : "", r < 0 ? strerror(errno) : "");
+	ktap_ok(r == 0 || (r < 0 && errno == ECONNRESET),
+		"garbage-request: siw closes the connection without a reply (read %zd%s%s)",
+		r, r < 0 ? ", " : "", r < 0 ? strerror(errno) : "");
 	ok = wait_cm(s.ec, RDMA_CM_EVENT_CONNECT_REQUEST, 500, &ev) < 0;
-	tap(ok, "garbage-request: the server application hears nothing");
+	ktap_ok(ok, "garbage-request: the server application hears nothing");
 out:
 	if (fd >= 0)
 		close(fd);
@@ -1376,7 +1362,7 @@ static void run_zero_window(void)
 	struct timeval t0, t1;
 
 	if (connect_slow_reader(&s, &t)) {
-		tap(0, "zero-window: connect and MPA exchange");
+		ktap_ok(0, "zero-window: connect and MPA exchange");
 		goto out;
 	}
 	for (i = 0; i < ZW_WRITES; i++) {
@@ -1393,8 +1379,8 @@ static void run_zero_window(void)
 		if (ibv_post_send(s.id->qp, &wr, &bad))
 			break;
 	}
-	tap(i == ZW_WRITES, "zero-window: the server posts %d RDMA Writes of %d KiB toward a peer that never reads",
-	    ZW_WRITES, REGION / 1024);
+	ktap_ok(i == ZW_WRITES, "zero-window: the server posts %d RDMA Writes of %d KiB toward a peer that never reads",
+		ZW_WRITES, REGION / 1024);
 	gettimeofday(&t0, NULL);
 	/* Everything completes, and the connection ends, in bounded time. */
 	while (!ended || writes < i) {
@@ -1416,10 +1402,10 @@ static void run_zero_window(void)
 	}
 	gettimeofday(&t1, NULL);
 	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_usec - t0.tv_usec) / 1000;
-	tap(ended, "zero-window: the server sees the connection end (after %d ms; at most %d s)",
-	    ms, ZW_WAIT_S);
-	tap(writes == i, "zero-window: all %d Writes complete (%d did)", i,
-	    writes);
+	ktap_ok(ended, "zero-window: the server sees the connection end (after %d ms; at most %d s)",
+		ms, ZW_WAIT_S);
+	ktap_ok(writes == i, "zero-window: all %d Writes complete (%d did)", i,
+		writes);
 out:
 	if (t.sock >= 0)
 		close(t.sock);
@@ -1480,13 +1466,13 @@ static void run_many_shut_windows(void)
 	long ms;
 
 	if (!s || !t) {
-		tap(0, "many-shut-windows: memory");
+		ktap_ok(0, "many-shut-windows: memory");
 		goto out;
 	}
 	for (i = 0; i <= MW_PEERS; i++)
 		t[i].sock = -1;
 	if (server_listen(&s[0])) {
-		tap(0, "many-shut-windows: listen");
+		ktap_ok(0, "many-shut-windows: listen");
 		goto out;
 	}
 	gettimeofday(&t0, NULL);
@@ -1501,15 +1487,15 @@ static void run_many_shut_windows(void)
 			break;
 		up++;
 	}
-	tap(up == MW_PEERS,
-	    "many-shut-windows: %d peers connected, each asked for %d Read Responses of %d KiB and reads none (%d did, in %ld ms)",
-	    MW_PEERS, MW_READS, REGION / 1024, up, ms_since(&t0));
+	ktap_ok(up == MW_PEERS,
+		"many-shut-windows: %d peers connected, each asked for %d Read Responses of %d KiB and reads none (%d did, in %ld ms)",
+		MW_PEERS, MW_READS, REGION / 1024, up, ms_since(&t0));
 	/* Their responses fill their windows and the server's buffers. */
 	usleep(2000000);
 	s[MW_PEERS].ec = s[0].ec;
 	if (attacker_connect(&s[MW_PEERS], reader) || send_reads(reader, 1)) {
-		tap(0, "many-shut-windows: one more peer connects and asks for a Read Response of %d KiB",
-		    REGION / 1024);
+		ktap_ok(0, "many-shut-windows: one more peer connects and asks for a Read Response of %d KiB",
+			REGION / 1024);
 		goto out;
 	}
 	gettimeofday(&t0, NULL);
@@ -1527,9 +1513,9 @@ static void run_many_shut_windows(void)
 			marked += buf[2 + SIW_TAGGED_HDR_LEN + k] == GUARD_BYTE;
 	}
 	ms = ms_since(&t0);
-	tap(resp == REGION && marked == REGION,
-	    "many-shut-windows: the peer that reads gets its whole Read Response while %d others wait (%zu of %d bytes, %zu of them the region's, in %ld ms)",
-	    up, resp, REGION, marked, ms);
+	ktap_ok(resp == REGION && marked == REGION,
+		"many-shut-windows: the peer that reads gets its whole Read Response while %d others wait (%zu of %d bytes, %zu of them the region's, in %ld ms)",
+		up, resp, REGION, marked, ms);
 out:
 	for (i = 0; t && i <= MW_PEERS; i++)
 		if (t[i].sock >= 0)
@@ -1602,7 +1588,7 @@ static void speaks_second(int hold_ms, int quiet_ms, int first)
 
 	if (server_listen(&s) || set_first_fpdu_wait(&s, hold_ms, &old) ||
 	    attacker_mpa(&s, &t)) {
-		tap(0, "%s: connect and MPA exchange", what);
+		ktap_ok(0, "%s: connect and MPA exchange", what);
 		goto out;
 	}
 	struct ibv_sge sge = { (uintptr_t)s.buf + GUARD, SS_LEN, s.mr->lkey };
@@ -1614,16 +1600,16 @@ static void speaks_second(int hold_ms, int quiet_ms, int first)
 	wr.wr.rdma.remote_addr = 0x100000;
 	wr.wr.rdma.rkey = 0x4242;
 	if (ibv_post_send(s.id->qp, &wr, &bad)) {
-		tap(0, "%s: the server posts an RDMA Write at once", what);
+		ktap_ok(0, "%s: the server posts an RDMA Write at once", what);
 		goto out;
 	}
 	gettimeofday(&t0, NULL);
 	pfd = (struct pollfd){ .fd = t.sock, .events = POLLIN };
 	n = poll(&pfd, 1, quiet_ms);
-	tap(n == 0, "%s: nothing from the server for %d ms after its MPA reply while the initiator has sent no FPDU (hold %d ms; poll: %d)",
-	    what, quiet_ms, hold_ms, n);
+	ktap_ok(n == 0, "%s: nothing from the server for %d ms after its MPA reply while the initiator has sent no FPDU (hold %d ms; poll: %d)",
+		what, quiet_ms, hold_ms, n);
 	if (first && open_stream(&t)) {
-		tap(0, "%s: the attacker sends its first FPDU", what);
+		ktap_ok(0, "%s: the attacker sends its first FPDU", what);
 		goto out;
 	}
 	if (!first)
@@ -1633,9 +1619,9 @@ static void speaks_second(int hold_ms, int quiet_ms, int first)
 	    !read_fpdu(t.sock, frame, &ulpdu) &&
 	    siw_ddp_check(frame + 2, ulpdu, ulpdu, 0, &h) == SIW_TERM_OK &&
 	    h.opcode == SIW_RDMAP_WRITE && h.payload_len == SS_LEN;
-	tap(n, "%s: the server's RDMA Write of %d bytes arrives %s (%ld ms after it was posted)",
-	    what, SS_LEN, first ? "once the initiator's first FPDU is in" :
-	    "when the hold ends", ms_since(&t0));
+	ktap_ok(n, "%s: the server's RDMA Write of %d bytes arrives %s (%ld ms after it was posted)",
+		what, SS_LEN, first ? "once the initiator's first FPDU is in" :
+		"when the hold ends", ms_since(&t0));
 	for (i = 0; i < 50 && !done; i++) {
 		if (ibv_poll_cq(s.cq, 1, &wc) == 1)
 			done = wc.wr_id == SS_WR_ID &&
@@ -1643,10 +1629,10 @@ static void speaks_second(int hold_ms, int quiet_ms, int first)
 		else
 			usleep(100000);
 	}
-	tap(done, "%s: the Write completes successfully at the server", what);
+	ktap_ok(done, "%s: the Write completes successfully at the server", what);
 out:
 	if (old >= 0 && set_first_fpdu_wait(&s, old, NULL))
-		tap(0, "%s: mpa/first_fpdu_wait_ms set back to %d", what, old);
+		ktap_ok(0, "%s: mpa/first_fpdu_wait_ms set back to %d", what, old);
 	if (t.sock >= 0)
 		close(t.sock);
 	server_destroy(&s);
@@ -1768,7 +1754,7 @@ static void run_split_reply(void)
 	snprintf(port, sizeof(port), "%d", SR_PORT);
 	if (getaddrinfo(attacker_addr, port, &hints, &res) ||
 	    enter_ns(client_ns)) {
-		tap(0, "split-reply: the attacker's address");
+		ktap_ok(0, "split-reply: the attacker's address");
 		goto out;
 	}
 	lfd = socket(res->ai_family, SOCK_STREAM, 0);
@@ -1776,30 +1762,30 @@ static void run_split_reply(void)
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (lfd < 0 || bind(lfd, res->ai_addr, res->ai_addrlen) ||
 	    listen(lfd, 1)) {
-		tap(0, "split-reply: the attacker listens on %s port %d",
-		    attacker_addr, SR_PORT);
+		ktap_ok(0, "split-reply: the attacker listens on %s port %d",
+			attacker_addr, SR_PORT);
 		goto out;
 	}
 	if (split_reply_connect(&c, res->ai_addr)) {
-		tap(0, "split-reply: siw connects to the attacker");
+		ktap_ok(0, "split-reply: siw connects to the attacker");
 		goto out;
 	}
 	pfd.fd = lfd;
 	if (poll(&pfd, 1, 5000) != 1 || (fd = accept(lfd, NULL, NULL)) < 0) {
-		tap(0, "split-reply: siw's TCP connection arrives");
+		ktap_ok(0, "split-reply: siw's TCP connection arrives");
 		goto out;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	ok = !split_reply_answer(fd, &crc, &reply_len);
-	tap(ok, "split-reply: siw's MPA request read, the reply (%zu bytes) sent one byte per segment",
-	    reply_len);
+	ktap_ok(ok, "split-reply: siw's MPA request read, the reply (%zu bytes) sent one byte per segment",
+		reply_len);
 	if (!ok)
 		goto out;
 	ok = !wait_cm(c.ec, RDMA_CM_EVENT_ESTABLISHED, 5000, &ev);
-	tap(ok && ev->param.conn.private_data_len >= 15 &&
-	    !memcmp(ev->param.conn.private_data, "attacker-reply", 15),
-	    "split-reply: siw's side is ESTABLISHED, with the reply's private data");
+	ktap_ok(ok && ev->param.conn.private_data_len >= 15 &&
+		!memcmp(ev->param.conn.private_data, "attacker-reply", 15),
+		"split-reply: siw's side is ESTABLISHED, with the reply's private data");
 	if (ok)
 		rdma_ack_cm_event(ev);
 	pfd.fd = c.ec->fd;
@@ -1809,7 +1795,7 @@ static void run_split_reply(void)
 			rdma_event_str(ev->event));
 		rdma_ack_cm_event(ev);
 	}
-	tap(ok, "split-reply: no other connection event follows");
+	ktap_ok(ok, "split-reply: no other connection event follows");
 	sge = (struct ibv_sge){ (uintptr_t)c.buf + GUARD, DATA_LEN,
 				c.mr->lkey };
 	wr.sg_list = &sge;
@@ -1822,21 +1808,21 @@ static void run_split_reply(void)
 			if (buf[2 + SIW_UNTAGGED_HDR_LEN + i] != DATA_BYTE)
 				got_send = 0;
 	}
-	tap(got_send, "split-reply: a Send of %d bytes comes over the connection%s",
-	    DATA_LEN, crc ? " (CRC on)" : "");
+	ktap_ok(got_send, "split-reply: a Send of %d bytes comes over the connection%s",
+		DATA_LEN, crc ? " (CRC on)" : "");
 	for (i = 0, ok = 0; i < 500 && !ok; i++) {
 		ok = ibv_poll_cq(c.cq, 1, &wc);
 		if (!ok)
 			usleep(10000);
 	}
-	tap(ok == 1 && wc.wr_id == 7 && wc.status == IBV_WC_SUCCESS,
-	    "split-reply: the Send completes successfully");
+	ktap_ok(ok == 1 && wc.wr_id == 7 && wc.status == IBV_WC_SUCCESS,
+		"split-reply: the Send completes successfully");
 	close(fd);
 	fd = -1;
 	ok = !wait_cm(c.ec, RDMA_CM_EVENT_DISCONNECTED, 5000, &ev);
 	if (ok)
 		rdma_ack_cm_event(ev);
-	tap(ok, "split-reply: the attacker's close is siw's DISCONNECTED");
+	ktap_ok(ok, "split-reply: the attacker's close is siw's DISCONNECTED");
 out:
 	if (fd >= 0)
 		close(fd);
@@ -1910,7 +1896,7 @@ static void run_read_source_deregistered(void)
 
 	region = RD_REGION;
 	if (connect_slow_reader(&s, &t)) {
-		tap(0, "read-source-deregistered: connect and MPA exchange");
+		ktap_ok(0, "read-source-deregistered: connect and MPA exchange");
 		goto out;
 	}
 	for (i = 0; i < RD_READS; i++) {
@@ -1924,33 +1910,33 @@ static void run_read_source_deregistered(void)
 		n += fpdu(&t, &h, NULL, 0, out + n, 0);
 	}
 	if (write_all(t.sock, out, n)) {
-		tap(0, "read-source-deregistered: %d Read Requests sent", RD_READS);
+		ktap_ok(0, "read-source-deregistered: %d Read Requests sent", RD_READS);
 		goto out;
 	}
 	/* The responses fill the window and the server's socket buffer. */
 	usleep(500000);
-	tap(!ibv_dereg_mr(s.mr),
-	    "read-source-deregistered: the server deregisters its region while %d Read Responses of %d KiB wait for the peer's window",
-	    RD_READS, RD_REGION / 1024);
+	ktap_ok(!ibv_dereg_mr(s.mr),
+		"read-source-deregistered: the server deregisters its region while %d Read Responses of %d KiB wait for the peer's window",
+		RD_READS, RD_REGION / 1024);
 	s.mr = NULL;
 	memset(s.buf + GUARD, RD_NEW_BYTE, RD_REGION);
 	/* Now read all of it, until the connection ends. */
 	code = read_responses(&t, RD_NEW_BYTE, &resp, &fresh);
-	tap(fresh == 0,
-	    "read-source-deregistered: no byte written after ibv_dereg_mr() returned left in a Read Response (%zu of %zu bytes did)",
-	    fresh, resp);
-	tap(resp < RD_REGION,
-	    "read-source-deregistered: the first response stopped short (%zu of %d bytes sent)",
-	    resp, RD_REGION);
-	tap(code == SIW_TERM_RDMAP_INVALID_STAG,
-	    "read-source-deregistered: Terminate RDMAP %u/%u/0x%02x, invalid STag (got %s)",
-	    siw_term_layer(SIW_TERM_RDMAP_INVALID_STAG),
-	    siw_term_etype(SIW_TERM_RDMAP_INVALID_STAG),
-	    siw_term_ecode(SIW_TERM_RDMAP_INVALID_STAG),
-	    code == SIW_TERM_OK ? "none" : siw_term_name(code));
-	tap(server_saw_error(&s, &flushed, NULL),
-	    "read-source-deregistered: the server's QP reports the error");
-	tap(guards_intact(&s), "read-source-deregistered: guard bytes intact");
+	ktap_ok(fresh == 0,
+		"read-source-deregistered: no byte written after ibv_dereg_mr() returned left in a Read Response (%zu of %zu bytes did)",
+		fresh, resp);
+	ktap_ok(resp < RD_REGION,
+		"read-source-deregistered: the first response stopped short (%zu of %d bytes sent)",
+		resp, RD_REGION);
+	ktap_ok(code == SIW_TERM_RDMAP_INVALID_STAG,
+		"read-source-deregistered: Terminate RDMAP %u/%u/0x%02x, invalid STag (got %s)",
+		siw_term_layer(SIW_TERM_RDMAP_INVALID_STAG),
+		siw_term_etype(SIW_TERM_RDMAP_INVALID_STAG),
+		siw_term_ecode(SIW_TERM_RDMAP_INVALID_STAG),
+		code == SIW_TERM_OK ? "none" : siw_term_name(code));
+	ktap_ok(server_saw_error(&s, &flushed, NULL),
+		"read-source-deregistered: the server's QP reports the error");
+	ktap_ok(guards_intact(&s), "read-source-deregistered: guard bytes intact");
 out:
 	if (t.sock >= 0)
 		close(t.sock);
@@ -2285,8 +2271,8 @@ static void run_victim_read_inval(const struct victim_case *c, int conn)
 	small_rcvbuf = 4096;
 	if (victim_connect(&t)) {
 		small_rcvbuf = 0;
-		tap(0, "%s %s: connect, MPA exchange with RFC 7306, the victim's announcement",
-		    mode, c->name);
+		ktap_ok(0, "%s %s: connect, MPA exchange with RFC 7306, the victim's announcement",
+			mode, c->name);
 		printf("# expect-victim %d none\n", conn);
 		goto out;
 	}
@@ -2302,7 +2288,7 @@ static void run_victim_read_inval(const struct victim_case *c, int conn)
 		n += fpdu(&t, &h, NULL, 0, out + n, 0);
 	}
 	if (write_all(t.sock, out, n)) {
-		tap(0, "%s %s: the Read Requests", mode, c->name);
+		ktap_ok(0, "%s %s: the Read Requests", mode, c->name);
 		goto out;
 	}
 	/* The first response fills the window and the socket buffer. */
@@ -2310,9 +2296,9 @@ static void run_victim_read_inval(const struct victim_case *c, int conn)
 	sd.msn = t.send_msn++;
 	sd.rsvd_ulp = t.brkey;
 	n = fpdu(&t, &sd, data, sizeof(data), out, 0);
-	tap(!write_all(t.sock, out, n),
-	    "%s %s: a Send with Invalidate of the big MR while %u KiB Read Responses wait for the window",
-	    mode, c->name, t.blen / 1024);
+	ktap_ok(!write_all(t.sock, out, n),
+		"%s %s: a Send with Invalidate of the big MR while %u KiB Read Responses wait for the window",
+		mode, c->name, t.blen / 1024);
 	/* The victim poisons and frees the pages on that receive. */
 	usleep(500000);
 	code = read_responses(&t, KRD_POISON, &resp, &poison);
@@ -2322,15 +2308,15 @@ static void run_victim_read_inval(const struct victim_case *c, int conn)
 	 * responses) tshark lost the FPDU boundaries in the CRC mode and
 	 * found no Terminate; the attacker decodes it itself, above.
 	 */
-	tap(poison == 0,
-	    "%s %s: no byte of the freed, poisoned pages left in a Read Response (%zu of %zu did)",
-	    mode, c->name, poison, resp);
-	tap(resp < t.blen,
-	    "%s %s: the first response stopped short (%zu of %u bytes)",
-	    mode, c->name, resp, t.blen);
-	tap(code == hc.want, "%s %s: Terminate %s (got %s)", mode, c->name,
-	    siw_term_name(hc.want),
-	    code == SIW_TERM_OK ? "none" : siw_term_name(code));
+	ktap_ok(poison == 0,
+		"%s %s: no byte of the freed, poisoned pages left in a Read Response (%zu of %zu did)",
+		mode, c->name, poison, resp);
+	ktap_ok(resp < t.blen,
+		"%s %s: the first response stopped short (%zu of %u bytes)",
+		mode, c->name, resp, t.blen);
+	ktap_ok(code == hc.want, "%s %s: Terminate %s (got %s)", mode, c->name,
+		siw_term_name(hc.want),
+		code == SIW_TERM_OK ? "none" : siw_term_name(code));
 	printf("# expect-victim %d target 0x%llx fatal 1 case %s\n", conn,
 	       (unsigned long long)t.start, c->name);
 	fflush(stdout);
@@ -2354,14 +2340,14 @@ static void run_victim_case(const struct victim_case *c, int conn)
 		return;
 	}
 	if (victim_connect(&t)) {
-		tap(0, "%s %s: connect, MPA exchange with RFC 7306, the victim's announcement",
-		    mode, c->name);
+		ktap_ok(0, "%s %s: connect, MPA exchange with RFC 7306, the victim's announcement",
+			mode, c->name);
 		printf("# expect-victim %d none\n", conn);
 		goto out;
 	}
 	n = c->build(&t, frame);
 	if (write_all(t.sock, frame, n)) {
-		tap(0, "%s %s: send", mode, c->name);
+		ktap_ok(0, "%s %s: send", mode, c->name);
 		goto out;
 	}
 	if (!c->want) {
@@ -2374,10 +2360,10 @@ static void run_victim_case(const struct victim_case *c, int conn)
 
 		print_expectation(&t, &hc, mode);
 	}
-	tap(got == c->want, "%s %s: %s%s (got %s)", mode, c->name,
-	    c->want ? "Terminate " : "no Terminate",
-	    c->want ? siw_term_name(c->want) : "",
-	    got ? siw_term_name(got) : "none");
+	ktap_ok(got == c->want, "%s %s: %s%s (got %s)", mode, c->name,
+		c->want ? "Terminate " : "no Terminate",
+		c->want ? siw_term_name(c->want) : "",
+		got ? siw_term_name(got) : "none");
 	if (c->resp_id) {
 		struct sockaddr_storage ss;
 		socklen_t len = sizeof(ss);
@@ -2391,10 +2377,10 @@ static void run_victim_case(const struct victim_case *c, int conn)
 			       c->resp_id, (unsigned long long)t.start,
 			       c->build == k_fetch_add ? SIW_ATOMIC_FETCH_ADD :
 			       SIW_ATOMIC_CMP_SWAP, mode, c->name);
-		tap(resp && orig == t.start,
-		    "%s %s: an Atomic Response with its identifier and the value before (%s, 0x%llx)",
-		    mode, c->name, resp ? "came" : "none",
-		    (unsigned long long)orig);
+		ktap_ok(resp && orig == t.start,
+			"%s %s: an Atomic Response with its identifier and the value before (%s, 0x%llx)",
+			mode, c->name, resp ? "came" : "none",
+			(unsigned long long)orig);
 	}
 	want = c->target_abs ? c->target_abs : t.start + c->target;
 	printf("# expect-victim %d target 0x%llx fatal %d case %s\n", conn,
@@ -2513,7 +2499,7 @@ int main(int argc, char **argv)
 				return 2;
 			}
 		}
-		printf("TAP version 13\n");
+		ktap_header();
 		for (i = 0; i < NKCASES; i++) {
 			int want = optind == argc;
 
@@ -2522,8 +2508,7 @@ int main(int argc, char **argv)
 			if (want)
 				run_victim_case(&kcases[i], conn++);
 		}
-		printf("1..%d\n", case_num);
-		return case_failed ? 1 : 0;
+		return ktap_finished();
 	}
 	for (a = optind; a < argc; a++) {
 		for (i = 0; i < NCASES; i++)
@@ -2537,30 +2522,26 @@ int main(int argc, char **argv)
 		}
 	}
 	home_ns = open("/proc/self/ns/net", O_RDONLY);
-	printf("TAP version 13\n");
+	ktap_header();
 	/* -w: the zero-window case alone. */
 	if (zero_window) {
 		run_zero_window();
-		printf("1..%d\n", case_num);
-		return case_failed ? 1 : 0;
+		return ktap_finished();
 	}
 	/* -A: siw the initiator, the MPA reply dripped. */
 	if (attacker_addr) {
 		run_split_reply();
-		printf("1..%d\n", case_num);
-		return case_failed ? 1 : 0;
+		return ktap_finished();
 	}
 	/* -W: many peers whose windows stay shut, and one that reads. */
 	if (many_windows) {
 		run_many_shut_windows();
-		printf("1..%d\n", case_num);
-		return case_failed ? 1 : 0;
+		return ktap_finished();
 	}
 	/* -r: the Read Response from a region deregistered meanwhile. */
 	if (read_dereg) {
 		run_read_source_deregistered();
-		printf("1..%d\n", case_num);
-		return case_failed ? 1 : 0;
+		return ktap_finished();
 	}
 	for (i = 0; i < NCASES; i++) {
 		int want = optind == argc;
@@ -2584,6 +2565,5 @@ int main(int argc, char **argv)
 	if (!p2p_rtr && !use_crc && mpa_rev == 2 &&
 	    (optind == argc || !strcmp(argv[optind], "garbage-request")))
 		run_garbage_request();
-	printf("1..%d\n", case_num);
-	return case_failed ? 1 : 0;
+	return ktap_finished();
 }

@@ -25,7 +25,6 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,24 +34,12 @@
 #include <rdma/rdma_cma.h>
 #include <infiniband/verbs.h>
 
+#include "ktap.h"
+
 #define PORT	7490
 
 static const char *addr, *server_ns, *client_ns, *dev_names[2];
-static int home_ns = -1, case_num, case_failed;
-
-static void tap(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", ok ? "" : "not ", ++case_num);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		case_failed++;
-}
+static int home_ns = -1;
 
 static int enter_ns(const char *name)
 {
@@ -298,13 +285,13 @@ static void case_accept_other(uint32_t vqpn, int to_v, int from_v)
 	int ret, err;
 
 	if (listen_on(&srv) || client_ready(&cl, 1)) {
-		tap(0, "accept with another process's QP: set up");
+		ktap_ok(0, "accept with another process's QP: set up");
 		goto out;
 	}
 	conn_param(&cp, 0);
 	if (rdma_connect(cl.id, &cp) ||
 	    wait_ev(srv.ec, RDMA_CM_EVENT_CONNECT_REQUEST, &ev)) {
-		tap(0, "accept with another process's QP: a connect request arrives");
+		ktap_ok(0, "accept with another process's QP: a connect request arrives");
 		goto out;
 	}
 	child.id = ev->id;
@@ -312,11 +299,11 @@ static void case_accept_other(uint32_t vqpn, int to_v, int from_v)
 	conn_param(&cp, vqpn);
 	ret = rdma_accept(child.id, &cp);
 	err = errno;
-	tap(ret && err == EPERM,
-	    "accept naming the victim's QP %u is refused with EPERM (%s)",
-	    vqpn, ret ? strerror(err) : "accepted");
-	tap(victim_state(to_v, from_v, 0) == IBV_QPS_INIT,
-	    "... and the victim's QP is still unconnected (INIT)");
+	ktap_ok(ret && err == EPERM,
+		"accept naming the victim's QP %u is refused with EPERM (%s)",
+		vqpn, ret ? strerror(err) : "accepted");
+	ktap_ok(victim_state(to_v, from_v, 0) == IBV_QPS_INIT,
+		"... and the victim's QP is still unconnected (INIT)");
 	if (!ret)
 		rdma_disconnect(child.id);
 	else
@@ -335,17 +322,17 @@ static void case_connect_other(uint32_t vqpn, int to_v, int from_v)
 	int ret, err;
 
 	if (listen_on(&srv) || client_ready(&cl, 0)) {
-		tap(0, "connect with another process's QP: set up");
+		ktap_ok(0, "connect with another process's QP: set up");
 		goto out;
 	}
 	conn_param(&cp, vqpn);
 	ret = rdma_connect(cl.id, &cp);
 	err = errno;
-	tap(ret && err == EPERM,
-	    "connect naming the victim's QP %u is refused with EPERM (%s)",
-	    vqpn, ret ? strerror(err) : "sent");
-	tap(victim_state(to_v, from_v, 1) == IBV_QPS_INIT,
-	    "... and the victim's QP is still unconnected (INIT)");
+	ktap_ok(ret && err == EPERM,
+		"connect naming the victim's QP %u is refused with EPERM (%s)",
+		vqpn, ret ? strerror(err) : "sent");
+	ktap_ok(victim_state(to_v, from_v, 1) == IBV_QPS_INIT,
+		"... and the victim's QP is still unconnected (INIT)");
 out:
 	side_destroy(&cl);
 	side_destroy(&srv);
@@ -360,7 +347,7 @@ static void case_bound_twice(void)
 	int ret, err;
 
 	if (listen_on(&srv) || client_ready(&cl, 1)) {
-		tap(0, "a QP bound twice: set up");
+		ktap_ok(0, "a QP bound twice: set up");
 		goto out;
 	}
 	conn_param(&cp, 0);
@@ -373,29 +360,29 @@ static void case_bound_twice(void)
 		      wait_ev(cl.ec, RDMA_CM_EVENT_ESTABLISHED, NULL) ||
 		      wait_ev(srv.ec, RDMA_CM_EVENT_ESTABLISHED, NULL);
 	}
-	tap(!ret, "a connection between two QPs of ours is established");
+	ktap_ok(!ret, "a connection between two QPs of ours is established");
 	if (ret)
 		goto out;
 	if (client_ready(&cl2, 0)) {
-		tap(0, "a QP bound twice: a second client id");
+		ktap_ok(0, "a QP bound twice: a second client id");
 		goto out;
 	}
 	conn_param(&cp, cl.id->qp->qp_num);
 	ret = rdma_connect(cl2.id, &cp);
 	err = errno;
-	tap(ret && err == EBUSY,
-	    "a second connect naming our connected QP %u is refused with EBUSY (%s)",
-	    cl.id->qp->qp_num, ret ? strerror(err) : "sent");
+	ktap_ok(ret && err == EBUSY,
+		"a second connect naming our connected QP %u is refused with EBUSY (%s)",
+		cl.id->qp->qp_num, ret ? strerror(err) : "sent");
 	/* The server's QP, named for a second incoming connection. */
 	side_destroy(&cl2);
 	if (client_ready(&cl2, 1)) {
-		tap(0, "a QP bound twice: a third client");
+		ktap_ok(0, "a QP bound twice: a third client");
 		goto out;
 	}
 	conn_param(&cp, 0);
 	if (rdma_connect(cl2.id, &cp) ||
 	    wait_ev(srv.ec, RDMA_CM_EVENT_CONNECT_REQUEST, &ev)) {
-		tap(0, "a QP bound twice: the third client's request arrives");
+		ktap_ok(0, "a QP bound twice: the third client's request arrives");
 		goto out;
 	}
 	child2.id = ev->id;
@@ -403,9 +390,9 @@ static void case_bound_twice(void)
 	conn_param(&cp, child.id->qp->qp_num);
 	ret = rdma_accept(child2.id, &cp);
 	err = errno;
-	tap(ret && err == EBUSY,
-	    "accepting with our connected server QP %u is refused with EBUSY (%s)",
-	    child.id->qp->qp_num, ret ? strerror(err) : "accepted");
+	ktap_ok(ret && err == EBUSY,
+		"accepting with our connected server QP %u is refused with EBUSY (%s)",
+		child.id->qp->qp_num, ret ? strerror(err) : "accepted");
 	if (ret)
 		rdma_reject(child2.id, NULL, 0);
 	rdma_disconnect(cl.id);
@@ -457,9 +444,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	home_ns = open("/proc/self/ns/net", O_RDONLY);
-	printf("TAP version 13\n");
+	ktap_header();
 	if (pipe(to_v) || pipe(from_v)) {
-		tap(0, "pipes to the victim");
+		ktap_ok(0, "pipes to the victim");
 		goto out;
 	}
 	pid = fork();
@@ -472,9 +459,9 @@ int main(int argc, char **argv)
 	close(from_v[1]);
 	if (pid > 0 && read(from_v[0], vqpn, sizeof(vqpn)) != sizeof(vqpn))
 		vqpn[0] = vqpn[1] = 0;
-	tap(pid > 0 && vqpn[0] && vqpn[1],
-	    "the victim process created QP %u on %s and QP %u on %s",
-	    vqpn[0], dev_names[0], vqpn[1], dev_names[1]);
+	ktap_ok(pid > 0 && vqpn[0] && vqpn[1],
+		"the victim process created QP %u on %s and QP %u on %s",
+		vqpn[0], dev_names[0], vqpn[1], dev_names[1]);
 	if (!vqpn[0] || !vqpn[1])
 		goto reap;
 	case_accept_other(vqpn[0], to_v[1], from_v[0]);
@@ -482,10 +469,9 @@ int main(int argc, char **argv)
 	case_bound_twice();
 reap:
 	close(to_v[1]);
-	tap(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-	    WEXITSTATUS(status) == 0, "the victim process ends cleanly");
+	ktap_ok(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+		WEXITSTATUS(status) == 0, "the victim process ends cleanly");
 	close(from_v[0]);
 out:
-	printf("1..%d\n", case_num);
-	return case_failed ? 1 : 0;
+	return ktap_finished();
 }

@@ -24,7 +24,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +33,7 @@
 #include <infiniband/verbs.h>
 
 #include "../uapi/rdma/siw-abi.h"
+#include "ktap.h"
 
 /* Depths that are powers of two: siw rounds up to one. */
 #define SQ_DEPTH	16
@@ -41,21 +41,6 @@
 #define CQ_DEPTH	256
 #define RECV_ID		0xabcdULL
 
-static int case_num, case_failed;
-
-static void tap(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", ok ? "" : "not ", ++case_num);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		case_failed++;
-}
 
 /* One mapping of the uverbs device: where, and its mmap offset. */
 struct ring_map {
@@ -218,13 +203,13 @@ int main(int argc, char **argv)
 		usage(argv[0]);
 		return 2;
 	}
-	printf("TAP version 13\n");
+	ktap_header();
 	list = ibv_get_device_list(NULL);
 	for (i = 0; list && list[i]; i++)
 		if (!strcmp(ibv_get_device_name(list[i]), dev))
 			verbs = ibv_open_device(list[i]);
 	if (!verbs) {
-		tap(0, "open %s", dev);
+		ktap_ok(0, "open %s", dev);
 		goto out;
 	}
 	pd = ibv_alloc_pd(verbs);
@@ -237,20 +222,20 @@ int main(int argc, char **argv)
 	qa.cap.max_recv_sge = 1;
 	qp = cq ? ibv_create_qp(pd, &qa) : NULL;
 	if (!qp) {
-		tap(0, "a PD, a CQ of %d, a QP of %d/%d (%s)", CQ_DEPTH,
-		    SQ_DEPTH, RQ_DEPTH, strerror(errno));
+		ktap_ok(0, "a PD, a CQ of %d, a QP of %d/%d (%s)", CQ_DEPTH,
+			SQ_DEPTH, RQ_DEPTH, strerror(errno));
 		goto out;
 	}
 	attr.qp_state = IBV_QPS_INIT;
 	err = ibv_modify_qp(qp, &attr, IBV_QP_STATE);
 	if (err) {
-		tap(0, "modify_qp to INIT (%s)", strerror(err));
+		ktap_ok(0, "modify_qp to INIT (%s)", strerror(err));
 		goto out;
 	}
 	/* Through the provider: slot 0 of the RQ shows it. */
 	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
 	if (!mr) {
-		tap(0, "register a receive buffer (%s)", strerror(errno));
+		ktap_ok(0, "register a receive buffer (%s)", strerror(errno));
 		goto out;
 	}
 	sge.addr = (uintptr_t)buf;
@@ -260,25 +245,25 @@ int main(int argc, char **argv)
 	wr.num_sge = 1;
 	err = ibv_post_recv(qp, &wr, &bad);
 	if (err) {
-		tap(0, "post a receive (%s)", strerror(err));
+		ktap_ok(0, "post a receive (%s)", strerror(err));
 		goto out;
 	}
 	if (find_rings(&cqm, &sqm, &rqm)) {
-		tap(0, "the QP's rings among the uverbs mappings");
+		ktap_ok(0, "the QP's rings among the uverbs mappings");
 		goto out;
 	}
 	a.cq = (struct siw_cqe *)cqm.start;
 	a.sq = (struct siw_sqe *)sqm.start;
 	a.rq = (struct siw_rqe *)rqm.start;
-	tap(rqm.end - rqm.start >= RQ_DEPTH * sizeof(struct siw_rqe) &&
-	    sqm.end - sqm.start >= SQ_DEPTH * sizeof(struct siw_sqe) &&
-	    cqm.end - cqm.start >= CQ_DEPTH * sizeof(struct siw_cqe) &&
-	    a.rq[0].id == RECV_ID && (a.rq[0].flags & SIW_WQE_VALID),
-	    "the QP's rings found among the uverbs mappings (RQ slot 0 holds the receive posted)");
-	if (case_failed)
+	ktap_ok(rqm.end - rqm.start >= RQ_DEPTH * sizeof(struct siw_rqe) &&
+		sqm.end - sqm.start >= SQ_DEPTH * sizeof(struct siw_sqe) &&
+		cqm.end - cqm.start >= CQ_DEPTH * sizeof(struct siw_cqe) &&
+		a.rq[0].id == RECV_ID && (a.rq[0].flags & SIW_WQE_VALID),
+		"the QP's rings found among the uverbs mappings (RQ slot 0 holds the receive posted)");
+	if (ktap_failures())
 		goto out;
 	if (pthread_create(&th, NULL, abuse, &a)) {
-		tap(0, "start the thread that re-posts");
+		ktap_ok(0, "start the thread that re-posts");
 		goto out;
 	}
 	usleep(100000);
@@ -292,15 +277,15 @@ int main(int argc, char **argv)
 	for (i = 0; i < CQ_DEPTH; i++)
 		if (a.cq[i].flags & SIW_WQE_VALID)
 			a.completions++;
-	tap(!err, "modify_qp to ERR while another thread re-posts (%s)",
-	    err ? strerror(err) : "ok");
+	ktap_ok(!err, "modify_qp to ERR while another thread re-posts (%s)",
+		err ? strerror(err) : "ok");
 	printf("# modify_qp took %.3f s; the thread made %lu laps, saw %lu completions%s\n",
 	       t1 - t0, a.laps, a.completions,
 	       a.timed_out ? ", and gave up before modify_qp returned" : "");
 	max = SQ_DEPTH + RQ_DEPTH;
-	tap(a.completions <= max && !a.timed_out,
-	    "the flush completed at most one lap of each ring: %lu completions, at most %lu",
-	    a.completions, max);
+	ktap_ok(a.completions <= max && !a.timed_out,
+		"the flush completed at most one lap of each ring: %lu completions, at most %lu",
+		a.completions, max);
 out:
 	if (qp)
 		ibv_destroy_qp(qp);
@@ -314,6 +299,5 @@ out:
 		ibv_close_device(verbs);
 	if (list)
 		ibv_free_device_list(list);
-	printf("1..%d\n", case_num);
-	return case_failed ? 1 : 0;
+	return ktap_finished();
 }

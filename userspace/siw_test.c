@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,22 +18,8 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
-static int case_num;
-static int case_failed;
+#include "ktap.h"
 
-static void tap(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", ok ? "" : "not ", ++case_num);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		case_failed++;
-}
 
 /* One device context and the objects most cases need. */
 struct ctx {
@@ -122,59 +107,59 @@ static void case_objects(struct ctx *c)
 	struct ibv_mr *mr;
 	char *buf;
 
-	tap(!ibv_query_device(c->verbs, &dattr) && dattr.max_sge == 6,
-	    "objects: query_device reports max_sge 6");
+	ktap_ok(!ibv_query_device(c->verbs, &dattr) && dattr.max_sge == 6,
+		"objects: query_device reports max_sge 6");
 
 	cq = ibv_create_cq(c->verbs, 0, NULL, NULL, 0);
-	tap(!cq, "objects: a CQ of 0 entries is refused");
+	ktap_ok(!cq, "objects: a CQ of 0 entries is refused");
 	if (cq)
 		ibv_destroy_cq(cq);
 	cq = ibv_create_cq(c->verbs, dattr.max_cqe + 1, NULL, NULL, 0);
-	tap(!cq, "objects: a CQ beyond max_cqe is refused");
+	ktap_ok(!cq, "objects: a CQ beyond max_cqe is refused");
 	if (cq)
 		ibv_destroy_cq(cq);
 
 	qp = make_qp(c, NULL, 16, 7);
-	tap(!qp && errno == EINVAL, "objects: a QP with 7 SGEs is refused (EINVAL)");
+	ktap_ok(!qp && errno == EINVAL, "objects: a QP with 7 SGEs is refused (EINVAL)");
 	if (qp)
 		ibv_destroy_qp(qp);
 	qp = make_qp(c, NULL, dattr.max_qp_wr + 1, 1);
-	tap(!qp, "objects: a QP deeper than max_qp_wr is refused");
+	ktap_ok(!qp, "objects: a QP deeper than max_qp_wr is refused");
 	if (qp)
 		ibv_destroy_qp(qp);
 
 	qp = make_qp(c, NULL, 64, 6);
-	tap(qp != NULL, "objects: an RC QP with 64 WRs and 6 SGEs");
+	ktap_ok(qp != NULL, "objects: an RC QP with 64 WRs and 6 SGEs");
 	if (qp) {
 		struct ibv_qp_attr qattr;
 		struct ibv_qp_init_attr init;
 
-		tap(!to_state(qp, IBV_QPS_INIT), "objects: QP to INIT");
-		tap(!ibv_query_qp(qp, &qattr, IBV_QP_STATE, &init) &&
-		    qattr.qp_state == IBV_QPS_INIT &&
-		    init.cap.max_send_wr == 64,
-		    "objects: query_qp reports INIT and the depth");
-		tap(!ibv_destroy_qp(qp), "objects: destroy QP");
+		ktap_ok(!to_state(qp, IBV_QPS_INIT), "objects: QP to INIT");
+		ktap_ok(!ibv_query_qp(qp, &qattr, IBV_QP_STATE, &init) &&
+			qattr.qp_state == IBV_QPS_INIT &&
+			init.cap.max_send_wr == 64,
+			"objects: query_qp reports INIT and the depth");
+		ktap_ok(!ibv_destroy_qp(qp), "objects: destroy QP");
 	}
 
 	buf = aligned_alloc(4096, 1 << 20);
 	mr = ibv_reg_mr(c->pd, buf, 1 << 20, IBV_ACCESS_LOCAL_WRITE |
 			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
-	tap(mr && mr->lkey == mr->rkey && mr->lkey != 0,
-	    "objects: register 1 MiB, lkey == rkey");
+	ktap_ok(mr && mr->lkey == mr->rkey && mr->lkey != 0,
+		"objects: register 1 MiB, lkey == rkey");
 	if (mr)
-		tap(!ibv_dereg_mr(mr), "objects: deregister it");
+		ktap_ok(!ibv_dereg_mr(mr), "objects: deregister it");
 	mr = ibv_reg_mr(c->pd, buf + 100, 5000, IBV_ACCESS_LOCAL_WRITE);
-	tap(mr != NULL, "objects: register an unaligned range");
+	ktap_ok(mr != NULL, "objects: register an unaligned range");
 	if (mr)
 		ibv_dereg_mr(mr);
 	mr = ibv_reg_mr(c->pd, (void *)8, 4096, IBV_ACCESS_LOCAL_WRITE);
-	tap(!mr, "objects: registering unmapped memory fails");
+	ktap_ok(!mr, "objects: registering unmapped memory fails");
 	if (mr)
 		ibv_dereg_mr(mr);
 	mr = ibv_reg_mr(c->pd, buf, 4096, IBV_ACCESS_REMOTE_WRITE);
-	tap(!mr && errno == EINVAL,
-	    "objects: remote write without local write is refused (EINVAL)");
+	ktap_ok(!mr && errno == EINVAL,
+		"objects: remote write without local write is refused (EINVAL)");
 	if (mr)
 		ibv_dereg_mr(mr);
 	free(buf);
@@ -194,8 +179,8 @@ static void case_flush(struct ctx *c)
 	qp = make_qp(c, NULL, N, 1);
 	mr = ibv_reg_mr(c->pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
 	if (!qp || !mr) {
-		tap(0, "flush: setup (QP %p, MR %p): %s", (void *)qp,
-		    (void *)mr, strerror(errno));
+		ktap_ok(0, "flush: setup (QP %p, MR %p): %s", (void *)qp,
+			(void *)mr, strerror(errno));
 		goto out;
 	}
 	to_state(qp, IBV_QPS_INIT);
@@ -206,7 +191,7 @@ static void case_flush(struct ctx *c)
 		if (ibv_post_recv(qp, &rwr, &bad))
 			break;
 	}
-	tap(i == N, "flush: %d receives posted", N);
+	ktap_ok(i == N, "flush: %d receives posted", N);
 	{
 		struct ibv_recv_wr rwr = { .wr_id = 999, .sg_list = &sge,
 					   .num_sge = 1 }, *bad;
@@ -214,11 +199,11 @@ static void case_flush(struct ctx *c)
 		int r = ibv_post_recv(qp, &rwr, &bad);
 
 		/* The stock provider returns ENOMEM negated here. */
-		tap((r == ENOMEM || r == -ENOMEM) && bad == &rwr,
-		    "flush: a receive beyond the queue depth fails with ENOMEM (%d)",
-		    r);
+		ktap_ok((r == ENOMEM || r == -ENOMEM) && bad == &rwr,
+			"flush: a receive beyond the queue depth fails with ENOMEM (%d)",
+			r);
 	}
-	tap(!to_state(qp, IBV_QPS_ERR), "flush: QP to ERROR");
+	ktap_ok(!to_state(qp, IBV_QPS_ERR), "flush: QP to ERROR");
 	n = poll_n(c->cq, wc, N);
 	ok = n == N;
 	for (i = 0; ok && i < N; i++)
@@ -226,8 +211,8 @@ static void case_flush(struct ctx *c)
 		     wc[i].wr_id == (uint64_t)(100 + i) &&
 		     wc[i].opcode == IBV_WC_RECV &&
 		     wc[i].qp_num == qp->qp_num;
-	tap(ok, "flush: %d of %d receives completed in order, FLUSH_ERR, RECV",
-	    n, N);
+	ktap_ok(ok, "flush: %d of %d receives completed in order, FLUSH_ERR, RECV",
+		n, N);
 
 	for (i = 0, r = 0; i < N / 2; i++) {
 		struct ibv_send_wr swr = {
@@ -240,15 +225,15 @@ static void case_flush(struct ctx *c)
 		if (r)
 			break;
 	}
-	tap(i == N / 2, "flush: sends posted to the QP in error (%d: %d)", i, r);
+	ktap_ok(i == N / 2, "flush: sends posted to the QP in error (%d: %d)", i, r);
 	n = poll_n(c->cq, wc, N / 2);
 	ok = n == N / 2;
 	for (i = 0; ok && i < N / 2; i++)
 		ok = wc[i].status == IBV_WC_WR_FLUSH_ERR &&
 		     wc[i].wr_id == (uint64_t)(200 + i);
-	tap(ok, "flush: every send completes at once, flushed, even unsignalled (%d)",
-	    n);
-	tap(ibv_poll_cq(c->cq, 1, wc) == 0, "flush: nothing more on the CQ");
+	ktap_ok(ok, "flush: every send completes at once, flushed, even unsignalled (%d)",
+		n);
+	ktap_ok(ibv_poll_cq(c->cq, 1, wc) == 0, "flush: nothing more on the CQ");
 out:
 	if (qp)
 		ibv_destroy_qp(qp);
@@ -269,7 +254,7 @@ static void case_cq_event(struct ctx *c)
 
 	cq = ibv_create_cq(c->verbs, 4, NULL, c->chan, 0);
 	if (!cq) {
-		tap(0, "cq_event: create CQ with channel: %s", strerror(errno));
+		ktap_ok(0, "cq_event: create CQ with channel: %s", strerror(errno));
 		return;
 	}
 	attr.send_cq = cq;
@@ -281,17 +266,17 @@ static void case_cq_event(struct ctx *c)
 	attr.qp_type = IBV_QPT_RC;
 	qp = ibv_create_qp(c->pd, &attr);
 	if (!qp) {
-		tap(0, "cq_event: create QP: %s", strerror(errno));
+		ktap_ok(0, "cq_event: create QP: %s", strerror(errno));
 		goto out_cq;
 	}
-	tap(!ibv_req_notify_cq(cq, 0), "cq_event: arm the CQ");
+	ktap_ok(!ibv_req_notify_cq(cq, 0), "cq_event: arm the CQ");
 	{
 		/* The stock provider wants at least one SGE per receive. */
 		struct ibv_sge sge = { 0, 0, 0 };
 		struct ibv_recv_wr rwr = { .wr_id = 7, .sg_list = &sge,
 					   .num_sge = 1 }, *bad;
 
-		tap(!ibv_post_recv(qp, &rwr, &bad), "cq_event: post a receive");
+		ktap_ok(!ibv_post_recv(qp, &rwr, &bad), "cq_event: post a receive");
 	}
 	to_state(qp, IBV_QPS_ERR);
 	pfd = (struct pollfd){ .fd = c->chan->fd, .events = POLLIN };
@@ -300,12 +285,12 @@ static void case_cq_event(struct ctx *c)
 			ev_cq == cq;
 		if (ok_ev)
 			ibv_ack_cq_events(cq, 1);
-		tap(ok_ev, "cq_event: one event on the channel, naming the CQ");
+		ktap_ok(ok_ev, "cq_event: one event on the channel, naming the CQ");
 	} else {
-		tap(0, "cq_event: one event on the channel, naming the CQ (none in 2 s)");
+		ktap_ok(0, "cq_event: one event on the channel, naming the CQ (none in 2 s)");
 	}
-	tap(ibv_poll_cq(cq, 1, &wc) == 1 && wc.wr_id == 7,
-	    "cq_event: the completion is there");
+	ktap_ok(ibv_poll_cq(cq, 1, &wc) == 1 && wc.wr_id == 7,
+		"cq_event: the completion is there");
 	ibv_destroy_qp(qp);
 out_cq:
 	ibv_destroy_cq(cq);
@@ -347,7 +332,7 @@ static void case_cq_overflow(struct ctx *c)
 	attr.qp_type = IBV_QPT_RC;
 	qp = cq ? ibv_create_qp(c->pd, &attr) : NULL;
 	if (!qp) {
-		tap(0, "cq_overflow: setup: %s", strerror(errno));
+		ktap_ok(0, "cq_overflow: setup: %s", strerror(errno));
 		goto out;
 	}
 	for (i = 0; i < 4; i++) {
@@ -359,12 +344,12 @@ static void case_cq_overflow(struct ctx *c)
 	}
 	to_state(qp, IBV_QPS_ERR);
 	n = poll_n(cq, wc, 2);
-	tap(n == 2 && wc[0].wr_id == 0 && wc[1].wr_id == 1,
-	    "cq_overflow: the two entries that fit are intact and in order");
-	tap(ibv_poll_cq(cq, 8, wc) == 0,
-	    "cq_overflow: the rest did not overwrite them");
-	tap(got_cq_error(cq, 2000),
-	    "cq_overflow: IBV_EVENT_CQ_ERR reports the CQ");
+	ktap_ok(n == 2 && wc[0].wr_id == 0 && wc[1].wr_id == 1,
+		"cq_overflow: the two entries that fit are intact and in order");
+	ktap_ok(ibv_poll_cq(cq, 8, wc) == 0,
+		"cq_overflow: the rest did not overwrite them");
+	ktap_ok(got_cq_error(cq, 2000),
+		"cq_overflow: IBV_EVENT_CQ_ERR reports the CQ");
 	ibv_destroy_qp(qp);
 out:
 	if (cq)
@@ -382,7 +367,7 @@ static void case_srq(struct ctx *c)
 	int i;
 
 	srq = ibv_create_srq(c->pd, &sattr);
-	tap(srq != NULL, "srq: create an SRQ of 16");
+	ktap_ok(srq != NULL, "srq: create an SRQ of 16");
 	if (!srq)
 		return;
 	for (i = 0; i < 16; i++) {
@@ -393,23 +378,23 @@ static void case_srq(struct ctx *c)
 		if (ibv_post_srq_recv(srq, &rwr, &bad))
 			break;
 	}
-	tap(i == 16, "srq: 16 receives posted");
+	ktap_ok(i == 16, "srq: 16 receives posted");
 	q.srq_limit = 4;
-	tap(!ibv_modify_srq(srq, &q, IBV_SRQ_LIMIT), "srq: arm the limit at 4");
+	ktap_ok(!ibv_modify_srq(srq, &q, IBV_SRQ_LIMIT), "srq: arm the limit at 4");
 	memset(&q, 0, sizeof(q));
 	i = ibv_query_srq(srq, &q);
 	/* rdma-core's siw provider has no query_srq: libibverbs says so. */
-	tap(i == EOPNOTSUPP || (!i && q.srq_limit == 4 && q.max_wr == 16),
-	    "srq: query_srq reports limit and depth, or EOPNOTSUPP from the provider (%d)",
-	    i);
+	ktap_ok(i == EOPNOTSUPP || (!i && q.srq_limit == 4 && q.max_wr == 16),
+		"srq: query_srq reports limit and depth, or EOPNOTSUPP from the provider (%d)",
+		i);
 	q.srq_limit = 17;
-	tap(ibv_modify_srq(srq, &q, IBV_SRQ_LIMIT) == EINVAL,
-	    "srq: a limit above the depth is refused");
+	ktap_ok(ibv_modify_srq(srq, &q, IBV_SRQ_LIMIT) == EINVAL,
+		"srq: a limit above the depth is refused");
 	qp = make_qp(c, srq, 4, 1);
-	tap(qp != NULL, "srq: a QP on the SRQ");
+	ktap_ok(qp != NULL, "srq: a QP on the SRQ");
 	if (qp)
 		ibv_destroy_qp(qp);
-	tap(!ibv_destroy_srq(srq), "srq: destroy");
+	ktap_ok(!ibv_destroy_srq(srq), "srq: destroy");
 }
 
 static const struct {
@@ -465,16 +450,16 @@ int main(int argc, char **argv)
 		}
 	}
 
-	printf("TAP version 13\n");
+	ktap_header();
 	c.verbs = open_device(dev);
 	if (!c.verbs) {
-		tap(0, "open device %s", dev);
+		ktap_ok(0, "open device %s", dev);
 		goto done;
 	}
 	c.pd = ibv_alloc_pd(c.verbs);
 	c.chan = ibv_create_comp_channel(c.verbs);
 	c.cq = ibv_create_cq(c.verbs, 64, NULL, NULL, 0);
-	tap(c.pd && c.chan && c.cq, "setup: PD, completion channel, CQ of 64");
+	ktap_ok(c.pd && c.chan && c.cq, "setup: PD, completion channel, CQ of 64");
 	if (!c.pd || !c.chan || !c.cq)
 		goto done;
 
@@ -486,10 +471,9 @@ int main(int argc, char **argv)
 		if (want)
 			cases[i].run(&c);
 	}
-	tap(!ibv_destroy_cq(c.cq) && !ibv_destroy_comp_channel(c.chan) &&
-	    !ibv_dealloc_pd(c.pd) && !ibv_close_device(c.verbs),
-	    "teardown: CQ, channel, PD, device");
+	ktap_ok(!ibv_destroy_cq(c.cq) && !ibv_destroy_comp_channel(c.chan) &&
+		!ibv_dealloc_pd(c.pd) && !ibv_close_device(c.verbs),
+		"teardown: CQ, channel, PD, device");
 done:
-	printf("1..%d\n", case_num);
-	return case_failed ? 1 : 0;
+	return ktap_finished();
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "abi_table.h"
+#include "ktap.h"
 
 static int count(const struct abi_fact *t)
 {
@@ -23,29 +24,29 @@ static int count(const struct abi_fact *t)
 int main(void)
 {
 #ifndef HAVE_SYSTEM_ABI
-	printf("TAP version 13\n1..1\n");
-	printf("not ok 1 - system <rdma/siw-abi.h> not found: install libibverbs-dev\n");
-	return 1;
+	ktap_header();
+	ktap_plan(1);
+	ktap_ok(false, "system <rdma/siw-abi.h> not found: install libibverbs-dev");
+	return ktap_finished();
 #else
-	int n = count(abi_ours), failed = 0, i;
+	int n = count(abi_ours), i;
 
-	printf("TAP version 13\n1..%d\n", n + 1);
+	ktap_header();
+	ktap_plan(n + 1);
 	if (count(abi_system) != n) {
-		printf("not ok 1 - fact tables differ in length (%d vs %d)\n",
-		       n, count(abi_system));
-		return 1;
+		ktap_ok(false, "fact tables differ in length (%d vs %d)", n,
+			count(abi_system));
+		return ktap_finished();
 	}
-	printf("ok 1 - both headers describe %d facts\n", n);
+	ktap_ok(true, "both headers describe %d facts", n);
 	for (i = 0; i < n; i++) {
 		const struct abi_fact *o = &abi_ours[i], *s = &abi_system[i];
-		int ok = !strcmp(o->name, s->name) && o->value == s->value;
 
-		if (!ok)
-			failed++;
-		printf("%sok %d - %s: ours %llu, system %llu\n", ok ? "" : "not ",
-		       i + 2, o->name, (unsigned long long)o->value,
-		       (unsigned long long)s->value);
+		ktap_ok(!strcmp(o->name, s->name) && o->value == s->value,
+			"%s: ours %llu, system %llu", o->name,
+			(unsigned long long)o->value,
+			(unsigned long long)s->value);
 	}
-	return failed ? 1 : 0;
+	return ktap_finished();
 #endif
 }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 #
 # lock_lint.sh [SIW_DIR]: two rules of siw's locking model that a stock
-# kernel cannot check at run time, checked on the source. Prints TAP.
+# kernel cannot check at run time, checked on the source. Prints KTAP.
 #
 # 1. Every lock declared in a structure (spinlock_t, struct mutex,
 #    rwlock_t, struct rw_semaphore) is initialised somewhere in siw/*.c.
@@ -14,32 +14,20 @@
 #    comment.
 set -uo pipefail
 
+. "$(dirname "$0")/../lib/ktap.sh"
 dir=${1:-$(cd "$(dirname "$0")/../../siw" && pwd)}
-n=0 failed=0
-
-tap() {	# tap OK DESC [DETAIL...]
-	local good=$1 desc=$2
-	shift 2
-	n=$((n + 1))
-	if [ "$good" = 1 ]; then
-		echo "ok $n - $desc"
-	else
-		echo "not ok $n - $desc"
-		failed=$((failed + 1))
-		for d in "$@"; do echo "#   $d"; done
-	fi
-}
+ktap_header
 
 # Rule 1: name FILE:LINE of each lock member.
 locks=$(grep -nE '^[[:space:]]+(spinlock_t|struct mutex|rwlock_t|struct rw_semaphore)[[:space:]]+[a-z_0-9]+;' \
 	"$dir"/*.h "$dir"/*.c | sed -E 's/^([^:]+):([0-9]+):.*[[:space:]]([a-z_0-9]+);.*/\3 \1:\2/')
-[ -n "$locks" ] || tap 0 "lock members found in $dir" "none: is the path right?"
+[ -n "$locks" ] || ktap_fail "lock members found in $dir" "none: is the path right?"
 while read -r name where; do
 	[ -n "$name" ] || continue
 	if grep -qE "(spin_lock_init|mutex_init|rwlock_init|init_rwsem)\(&[a-z_0-9>.-]*\b$name\)" "$dir"/*.c; then
-		tap 1 "lock $name ($(basename "${where%:*}")) is initialised"
+		ktap_pass "lock $name ($(basename "${where%:*}")) is initialised"
 	else
-		tap 0 "lock $name ($(basename "${where%:*}")) is initialised" \
+		ktap_fail "lock $name ($(basename "${where%:*}")) is initialised" \
 			"declared at $where; no *_init(&...$name) in $dir/*.c"
 	fi
 done <<< "$locks"
@@ -48,7 +36,7 @@ done <<< "$locks"
 # the function that follows must assert it.
 for f in "$dir"/*.c; do
 	while IFS=$'\t' read -r line func good; do
-		tap "$good" "$(basename "$f"):$line: $func asserts what its comment says it must hold" \
+		ktap_result "$good" "$(basename "$f"):$line: $func asserts what its comment says it must hold" \
 			"the comment says \"Must hold\"; the body has no lockdep_assert_held()/ASSERT_RTNL()"
 	done < <(awk '
 		# A "Must hold" in a comment outside any function arms the check.
@@ -72,5 +60,4 @@ for f in "$dir"/*.c; do
 	' "$f")
 done
 
-echo "1..$n"
-[ "$failed" = 0 ]
+ktap_finished

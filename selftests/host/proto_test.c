@@ -15,31 +15,7 @@
 #include <stdlib.h>
 
 #include "proto.h"
-
-static unsigned int n_tests, n_failed;
-
-static bool vreport(bool cond, const char *fmt, va_list ap)
-{
-	n_tests++;
-	if (!cond)
-		n_failed++;
-	printf("%sok %u - ", cond ? "" : "not ", n_tests);
-	vprintf(fmt, ap);
-	putchar('\n');
-	return cond;
-}
-
-static bool __attribute__((format(printf, 2, 3)))
-ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-	bool r;
-
-	va_start(ap, fmt);
-	r = vreport(cond, fmt, ap);
-	va_end(ap);
-	return r;
-}
+#include "ktap.h"
 
 static void __attribute__((format(printf, 3, 4)))
 eq_u64(u64 got, u64 want, const char *fmt, ...)
@@ -47,7 +23,7 @@ eq_u64(u64 got, u64 want, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (!vreport(got == want, fmt, ap))
+	if (!ktap_vok(got == want, fmt, ap))
 		printf("#   got 0x%llx, want 0x%llx\n", (unsigned long long)got,
 		       (unsigned long long)want);
 	va_end(ap);
@@ -59,7 +35,7 @@ eq_term(enum siw_term_code got, enum siw_term_code want, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (!vreport(got == want, fmt, ap))
+	if (!ktap_vok(got == want, fmt, ap))
 		printf("#   got %s (%u/%u/0x%02x), want %s (%u/%u/0x%02x)\n",
 		       siw_term_name(got), siw_term_layer(got),
 		       siw_term_etype(got), siw_term_ecode(got),
@@ -74,7 +50,7 @@ eq_mpa(enum siw_mpa_err got, enum siw_mpa_err want, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (!vreport(got == want, fmt, ap))
+	if (!ktap_vok(got == want, fmt, ap))
 		printf("#   got '%s', want '%s'\n", siw_mpa_err_name(got),
 		       siw_mpa_err_name(want));
 	va_end(ap);
@@ -143,8 +119,8 @@ static void test_crc32c(void)
 	memset(buf, 0, sizeof(buf));
 	siw_mpa_crc_put(wire, siw_mpa_crc_final(siw_mpa_crc_update(
 				siw_mpa_crc_init(), buf, 32)));
-	ok(!memcmp(wire, want_wire, 4),
-	   "crc32c: MPA CRC goes out as RFC 3720 B.4 lists it (aa 36 91 8a)");
+	ktap_ok(!memcmp(wire, want_wire, 4),
+		"crc32c: MPA CRC goes out as RFC 3720 B.4 lists it (aa 36 91 8a)");
 	eq_u64(siw_mpa_crc_get(wire), 0x8a9136aa,
 	       "crc32c: MPA CRC field reads back");
 
@@ -156,7 +132,7 @@ static void test_crc32c(void)
 		if (siw_mpa_crc_final(part) != whole)
 			all_split = false;
 	}
-	ok(all_split, "crc32c: incremental equals one-shot at every split");
+	ktap_ok(all_split, "crc32c: incremental equals one-shot at every split");
 
 	/* 6 header bytes, fragments 10 + 0 + 29, and the vector's last 3
 	 * bytes are zero, so they can stand in for pad. */
@@ -202,23 +178,23 @@ static void test_mpa_parse(void)
 	n = mk_rr(b, "MPA ID Req Frame", 0, 1, 5, (const u8 *)"hello", 5);
 	e = siw_mpa_parse(b, n, SIW_MPA_REQUEST, 0, &in);
 	eq_mpa(e, SIW_MPA_OK, "mpa: rev 1 request with 5 bytes private data");
-	ok(in.revision == 1 && !in.crc && !in.markers && !in.reject &&
-	   !in.enhanced && in.ulp_pd_len == 5 && in.ulp_pd == b + 20 &&
-	   in.frame_len == 25,
-	   "mpa: rev 1 request fields");
+	ktap_ok(in.revision == 1 && !in.crc && !in.markers && !in.reject &&
+		!in.enhanced && in.ulp_pd_len == 5 && in.ulp_pd == b + 20 &&
+		in.frame_len == 25,
+		"mpa: rev 1 request fields");
 
 	n = mk_rr(b, "MPA ID Req Frame", 0x40, 1, 0, NULL, 0);
 	e = siw_mpa_parse(b, n, SIW_MPA_REQUEST, 0, &in);
-	ok(e == SIW_MPA_OK && in.crc && !in.markers, "mpa: C flag");
+	ktap_ok(e == SIW_MPA_OK && in.crc && !in.markers, "mpa: C flag");
 	n = mk_rr(b, "MPA ID Req Frame", 0x80, 1, 0, NULL, 0);
 	e = siw_mpa_parse(b, n, SIW_MPA_REQUEST, 0, &in);
-	ok(e == SIW_MPA_OK && in.markers && !in.crc,
-	   "mpa: M flag parses (policy refuses it)");
+	ktap_ok(e == SIW_MPA_OK && in.markers && !in.crc,
+		"mpa: M flag parses (policy refuses it)");
 
 	n = mk_rr(b, "MPA ID Rep Frame", 0x60, 1, 0, NULL, 0);
 	e = siw_mpa_parse(b, n, SIW_MPA_REPLY, 0, &in);
-	ok(e == SIW_MPA_OK && in.reject && in.crc && in.kind == SIW_MPA_REPLY,
-	   "mpa: reply with R and C");
+	ktap_ok(e == SIW_MPA_OK && in.reject && in.crc && in.kind == SIW_MPA_REPLY,
+		"mpa: reply with R and C");
 	n = mk_rr(b, "MPA ID Req Frame", 0x20, 1, 0, NULL, 0);
 	eq_mpa(siw_mpa_parse(b, n, SIW_MPA_REQUEST, 0, &in),
 	       SIW_MPA_E_REJECT_REQ, "mpa: R in a request");
@@ -254,14 +230,14 @@ static void test_mpa_parse(void)
 	/* reserved bits: reported; an error only when strict */
 	n = mk_rr(b, "MPA ID Req Frame", 0x11, 1, 0, NULL, 0);
 	e = siw_mpa_parse(b, n, SIW_MPA_REQUEST, 0, &in);
-	ok(e == SIW_MPA_OK && in.rsvd == 0x11 && !in.enhanced,
-	   "mpa: rev 1 reserved bits (S included) reported, not fatal");
+	ktap_ok(e == SIW_MPA_OK && in.rsvd == 0x11 && !in.enhanced,
+		"mpa: rev 1 reserved bits (S included) reported, not fatal");
 	eq_mpa(siw_mpa_parse(b, n, SIW_MPA_REQUEST, SIW_MPA_PARSE_STRICT, &in),
 	       SIW_MPA_E_RESERVED, "mpa: rev 1 reserved bits, strict");
 	n = mk_rr(b, "MPA ID Req Frame", 0x02, 2, 0, NULL, 0);
 	e = siw_mpa_parse(b, n, SIW_MPA_REQUEST, 0, &in);
-	ok(e == SIW_MPA_OK && in.rsvd == 0x02 && !in.enhanced,
-	   "mpa: rev 2 reserved bit reported, not fatal");
+	ktap_ok(e == SIW_MPA_OK && in.rsvd == 0x02 && !in.enhanced,
+		"mpa: rev 2 reserved bit reported, not fatal");
 	eq_mpa(siw_mpa_parse(b, n, SIW_MPA_REQUEST, SIW_MPA_PARSE_STRICT, &in),
 	       SIW_MPA_E_RESERVED, "mpa: rev 2 reserved bit, strict");
 	n = mk_rr(b, "MPA ID Req Frame", 0xc0, 2, 0, NULL, 0);
@@ -271,17 +247,17 @@ static void test_mpa_parse(void)
 	/* private data lengths */
 	n = mk_rr(b, "MPA ID Req Frame", 0, 1, 0, NULL, 0);
 	e = siw_mpa_parse(b, n, SIW_MPA_REQUEST, 0, &in);
-	ok(e == SIW_MPA_OK && in.ulp_pd_len == 0 && in.frame_len == 20,
-	   "mpa: private data length 0");
+	ktap_ok(e == SIW_MPA_OK && in.ulp_pd_len == 0 && in.frame_len == 20,
+		"mpa: private data length 0");
 	n = mk_rr(b, "MPA ID Req Frame", 0, 1, 1, pd, 1);
 	e = siw_mpa_parse(b, n, SIW_MPA_REQUEST, 0, &in);
-	ok(e == SIW_MPA_OK && in.ulp_pd_len == 1 && in.ulp_pd[0] == pd[0],
-	   "mpa: private data length 1");
+	ktap_ok(e == SIW_MPA_OK && in.ulp_pd_len == 1 && in.ulp_pd[0] == pd[0],
+		"mpa: private data length 1");
 	n = mk_rr(b, "MPA ID Req Frame", 0, 1, 512, pd, 512);
 	e = siw_mpa_parse(b, n, SIW_MPA_REQUEST, 0, &in);
-	ok(e == SIW_MPA_OK && in.ulp_pd_len == 512 &&
-	   !memcmp(in.ulp_pd, pd, 512) && in.frame_len == 532,
-	   "mpa: private data length 512");
+	ktap_ok(e == SIW_MPA_OK && in.ulp_pd_len == 512 &&
+		!memcmp(in.ulp_pd, pd, 512) && in.frame_len == 532,
+		"mpa: private data length 512");
 	n = mk_rr(b, "MPA ID Req Frame", 0, 1, 513, pd, 513);
 	eq_mpa(siw_mpa_parse(b, n, SIW_MPA_REQUEST, 0, &in), SIW_MPA_E_PD_LEN,
 	       "mpa: private data length 513");
@@ -290,22 +266,22 @@ static void test_mpa_parse(void)
 	       SIW_MPA_E_PD_LEN, "mpa: private data length 65535, header only");
 	n = mk_rr(b, "MPA ID Req Frame", 0, 1, 10, pd, 5);
 	e = siw_mpa_parse(b, n, SIW_MPA_REQUEST, 0, &in);
-	ok(e == SIW_MPA_E_SHORT_PD && in.frame_len == 30,
-	   "mpa: private data length 10 with 5 present: need 30 bytes");
+	ktap_ok(e == SIW_MPA_E_SHORT_PD && in.frame_len == 30,
+		"mpa: private data length 10 with 5 present: need 30 bytes");
 	e = siw_mpa_parse_hdr(b, 20, SIW_MPA_REQUEST, 0, &in);
-	ok(e == SIW_MPA_OK && in.frame_len == 30,
-	   "mpa: header alone tells the frame length");
+	ktap_ok(e == SIW_MPA_OK && in.frame_len == 30,
+		"mpa: header alone tells the frame length");
 	e = siw_mpa_parse(b, 19, SIW_MPA_REQUEST, 0, &in);
-	ok(e == SIW_MPA_E_SHORT_HDR && in.frame_len == 20,
-	   "mpa: 19 bytes: header incomplete");
+	ktap_ok(e == SIW_MPA_E_SHORT_HDR && in.frame_len == 20,
+		"mpa: 19 bytes: header incomplete");
 	eq_mpa(siw_mpa_parse(b, 0, SIW_MPA_REQUEST, 0, &in),
 	       SIW_MPA_E_SHORT_HDR, "mpa: 0 bytes: header incomplete");
 
 	n = mk_rr(b, "MPA ID Req Frame", 0, 1, 3, pd, 3);
 	memset(b + n, 0xee, 40);
 	e = siw_mpa_parse(b, n + 40, SIW_MPA_REQUEST, 0, &in);
-	ok(e == SIW_MPA_OK && in.frame_len == 23 && in.ulp_pd_len == 3,
-	   "mpa: bytes after the frame are not part of it");
+	ktap_ok(e == SIW_MPA_OK && in.frame_len == 23 && in.ulp_pd_len == 3,
+		"mpa: bytes after the frame are not part of it");
 
 	/* every truncation of a complete rev 2 frame asks for more */
 	{
@@ -318,7 +294,7 @@ static void test_mpa_parse(void)
 					   SIW_MPA_E_SHORT_PD))
 				all_short = false;
 		}
-		ok(all_short, "mpa: every truncation of a frame is incomplete");
+		ktap_ok(all_short, "mpa: every truncation of a frame is incomplete");
 	}
 }
 
@@ -334,12 +310,12 @@ static void test_mpa_v2(void)
 	n = mk_rr(b, "MPA ID Req Frame", 0x50, 2, 8, pd, 8);
 	e = siw_mpa_parse(b, n, SIW_MPA_REQUEST, 0, &in);
 	eq_mpa(e, SIW_MPA_OK, "mpa v2: enhanced request parses");
-	ok(in.enhanced && in.crc && in.ird == 16 && in.ord == 8 && in.p2p &&
-	   in.rtr == (SIW_RTR_WRITE | SIW_RTR_READ),
-	   "mpa v2: IRD 16, ORD 8, P2P, RTR write+read");
-	ok(in.ulp_pd_len == 4 && !memcmp(in.ulp_pd, "data", 4) &&
-	   in.pd_len == 8,
-	   "mpa v2: ULP private data follows the IRD/ORD words");
+	ktap_ok(in.enhanced && in.crc && in.ird == 16 && in.ord == 8 && in.p2p &&
+		in.rtr == (SIW_RTR_WRITE | SIW_RTR_READ),
+		"mpa v2: IRD 16, ORD 8, P2P, RTR write+read");
+	ktap_ok(in.ulp_pd_len == 4 && !memcmp(in.ulp_pd, "data", 4) &&
+		in.pd_len == 8,
+		"mpa v2: ULP private data follows the IRD/ORD words");
 
 	pd[0] = 0x40;	/* B only: zero-length Send RTR, no P2P */
 	pd[1] = 0x00;
@@ -347,9 +323,9 @@ static void test_mpa_v2(void)
 	pd[3] = 0xff;
 	n = mk_rr(b, "MPA ID Rep Frame", 0x10, 2, 4, pd, 4);
 	e = siw_mpa_parse(b, n, SIW_MPA_REPLY, 0, &in);
-	ok(e == SIW_MPA_OK && !in.p2p && in.rtr == SIW_RTR_SEND &&
-	   in.ird == 0 && in.ord == 0x3fff && in.ulp_pd_len == 0,
-	   "mpa v2: B bit is the Send RTR; 14-bit ORD 0x3fff");
+	ktap_ok(e == SIW_MPA_OK && !in.p2p && in.rtr == SIW_RTR_SEND &&
+		in.ird == 0 && in.ord == 0x3fff && in.ulp_pd_len == 0,
+		"mpa v2: B bit is the Send RTR; 14-bit ORD 0x3fff");
 
 	for (k = 0; k < 4; k++) {
 		n = mk_rr(b, "MPA ID Req Frame", 0x10, 2, k, pd, k);
@@ -359,8 +335,8 @@ static void test_mpa_v2(void)
 	}
 	n = mk_rr(b, "MPA ID Req Frame", 0x00, 2, 4, pd, 4);
 	e = siw_mpa_parse(b, n, SIW_MPA_REQUEST, 0, &in);
-	ok(e == SIW_MPA_OK && !in.enhanced && in.ulp_pd_len == 4,
-	   "mpa v2: without S the private data is all the ULP's");
+	ktap_ok(e == SIW_MPA_OK && !in.enhanced && in.ulp_pd_len == 4,
+		"mpa v2: without S the private data is all the ULP's");
 
 	/* encoder, checked byte by byte */
 	memset(&enc, 0, sizeof(enc));
@@ -380,17 +356,17 @@ static void test_mpa_v2(void)
 	pd[2] = 0xc0;
 	pd[3] = 0x08;
 	n = mk_rr(b, "MPA ID Req Frame", 0x50, 2, 8, pd, 8);
-	ok(e == SIW_MPA_OK && len == n && !memcmp(out, b, n),
-	   "mpa v2: encoder writes the same bytes as by hand");
+	ktap_ok(e == SIW_MPA_OK && len == n && !memcmp(out, b, n),
+		"mpa v2: encoder writes the same bytes as by hand");
 
 	enc.rtr = SIW_RTR_SEND;
 	enc.p2p = false;
 	enc.ird = 0x3fff;
 	enc.ord = 0;
 	e = siw_mpa_build(&enc, out, sizeof(out), &len);
-	ok(e == SIW_MPA_OK && out[20] == 0x7f && out[21] == 0xff &&
-	   out[22] == 0 && out[23] == 0,
-	   "mpa v2: encoder puts the Send RTR bit in the IRD word");
+	ktap_ok(e == SIW_MPA_OK && out[20] == 0x7f && out[21] == 0xff &&
+		out[22] == 0 && out[23] == 0,
+		"mpa v2: encoder puts the Send RTR bit in the IRD word");
 
 	enc.ird = 0x4000;
 	eq_mpa(siw_mpa_build(&enc, out, sizeof(out), &len), SIW_MPA_E_INVAL,
@@ -411,15 +387,15 @@ static void test_mpa_v2(void)
 	enc.ulp_pd = b;
 	enc.ulp_pd_len = 508;
 	e = siw_mpa_build(&enc, out, sizeof(out), &len);
-	ok(e == SIW_MPA_OK && len == 532,
-	   "mpa build: 508 bytes of ULP data plus IRD/ORD is 512");
+	ktap_ok(e == SIW_MPA_OK && len == 532,
+		"mpa build: 508 bytes of ULP data plus IRD/ORD is 512");
 	enc.ulp_pd_len = 509;
 	eq_mpa(siw_mpa_build(&enc, out, sizeof(out), &len), SIW_MPA_E_INVAL,
 	       "mpa build: 509 bytes plus IRD/ORD is over 512");
 	enc.enhanced = false;
 	enc.ulp_pd_len = 512;
 	e = siw_mpa_build(&enc, out, sizeof(out), &len);
-	ok(e == SIW_MPA_OK && len == 532, "mpa build: 512 bytes, not enhanced");
+	ktap_ok(e == SIW_MPA_OK && len == 532, "mpa build: 512 bytes, not enhanced");
 	eq_mpa(siw_mpa_build(&enc, out, 531, &len), SIW_MPA_E_NOSPACE,
 	       "mpa build: buffer one byte short");
 	enc.ulp_pd_len = 0;
@@ -429,13 +405,13 @@ static void test_mpa_v2(void)
 	enc.reject = true;
 	enc.markers = true;
 	e = siw_mpa_build(&enc, out, sizeof(out), &len);
-	ok(e == SIW_MPA_OK && !memcmp(out, "MPA ID Rep Frame", 16) &&
-	   out[16] == 0xf0 && out[17] == 2 && out[18] == 0 && out[19] == 4,
-	   "mpa build: reply key, M C R S flags, PD_Length 4");
+	ktap_ok(e == SIW_MPA_OK && !memcmp(out, "MPA ID Rep Frame", 16) &&
+		out[16] == 0xf0 && out[17] == 2 && out[18] == 0 && out[19] == 4,
+		"mpa build: reply key, M C R S flags, PD_Length 4");
 	e = siw_mpa_parse(out, len, SIW_MPA_REPLY, SIW_MPA_PARSE_STRICT, &in);
-	ok(e == SIW_MPA_OK && in.reject && in.markers && in.crc &&
-	   in.enhanced && in.ird == 1 && in.ord == 0,
-	   "mpa build: what is built parses back, strictly");
+	ktap_ok(e == SIW_MPA_OK && in.reject && in.markers && in.crc &&
+		in.enhanced && in.ird == 1 && in.ord == 0,
+		"mpa build: what is built parses back, strictly");
 }
 
 static void default_params(struct siw_mpa_params *p)
@@ -467,11 +443,11 @@ static void test_mpa_respond(void)
 	req_of(&peer, &req);
 	req.markers = true;
 	siw_mpa_respond(&local, &req, &res);
-	ok(res.verdict == SIW_MPA_REJECT && res.reason == SIW_MPA_R_MARKERS,
-	   "respond: markers requested -> reject");
+	ktap_ok(res.verdict == SIW_MPA_REJECT && res.reason == SIW_MPA_R_MARKERS,
+		"respond: markers requested -> reject");
 	siw_mpa_reply_init(&res, &rep);
-	ok(rep.reject && !rep.markers && rep.kind == SIW_MPA_REPLY,
-	   "respond: the reject reply has R and no M");
+	ktap_ok(rep.reject && !rep.markers && rep.kind == SIW_MPA_REPLY,
+		"respond: the reject reply has R and no M");
 
 	for (q = 0; q < 2; q++)
 		for (c = SIW_MPA_CRC_OFF; c <= SIW_MPA_CRC_REQUIRED; c++) {
@@ -479,40 +455,40 @@ static void test_mpa_respond(void)
 			req_of(&peer, &req);
 			req.crc = q;
 			siw_mpa_respond(&local, &req, &res);
-			ok(res.verdict == SIW_MPA_ACCEPT &&
-			   res.crc == (q || c != SIW_MPA_CRC_OFF),
-			   "respond: request C=%d, local CRC %s -> CRC %s", q,
-			   pol[c], q || c != SIW_MPA_CRC_OFF ? "on" : "off");
+			ktap_ok(res.verdict == SIW_MPA_ACCEPT &&
+				res.crc == (q || c != SIW_MPA_CRC_OFF),
+				"respond: request C=%d, local CRC %s -> CRC %s", q,
+				pol[c], q || c != SIW_MPA_CRC_OFF ? "on" : "off");
 		}
 	local.crc = SIW_MPA_CRC_OFFERED;
 
 	peer.revision = 1;
 	req_of(&peer, &req);
 	siw_mpa_respond(&local, &req, &res);
-	ok(res.verdict == SIW_MPA_ACCEPT && res.revision == 1 &&
-	   !res.enhanced && res.ird == 4 && res.ord == 4,
-	   "respond: rev 1 request -> rev 1, IRD/ORD as configured");
+	ktap_ok(res.verdict == SIW_MPA_ACCEPT && res.revision == 1 &&
+		!res.enhanced && res.ird == 4 && res.ord == 4,
+		"respond: rev 1 request -> rev 1, IRD/ORD as configured");
 	peer.revision = 2;
 	local.revision = 1;
 	req_of(&peer, &req);
 	siw_mpa_respond(&local, &req, &res);
 	siw_mpa_reply_init(&res, &rep);
-	ok(res.revision == 1 && !res.enhanced && rep.revision == 1 &&
-	   !rep.enhanced,
-	   "respond: rev 2 request to a rev 1 responder -> rev 1 reply");
+	ktap_ok(res.revision == 1 && !res.enhanced && rep.revision == 1 &&
+		!rep.enhanced,
+		"respond: rev 2 request to a rev 1 responder -> rev 1 reply");
 	local.revision = 2;
 
 	peer.ird = 2;
 	peer.ord = 8;
 	req_of(&peer, &req);
 	siw_mpa_respond(&local, &req, &res);
-	ok(res.enhanced && res.ord == 2 && res.ird == 8,
-	   "respond: ORD cut to peer IRD 2, IRD grown to peer ORD 8");
+	ktap_ok(res.enhanced && res.ord == 2 && res.ird == 8,
+		"respond: ORD cut to peer IRD 2, IRD grown to peer ORD 8");
 	peer.ord = 32;
 	req_of(&peer, &req);
 	siw_mpa_respond(&local, &req, &res);
-	ok(res.verdict == SIW_MPA_ACCEPT && res.ird == 16,
-	   "respond: IRD grows no further than max_ird");
+	ktap_ok(res.verdict == SIW_MPA_ACCEPT && res.ird == 16,
+		"respond: IRD grows no further than max_ird");
 	peer.ird = 4;
 	peer.ord = 4;
 
@@ -523,39 +499,39 @@ static void test_mpa_respond(void)
 	req_of(&peer, &req);
 	siw_mpa_respond(&local, &req, &res);
 	siw_mpa_reply_init(&res, &rep);
-	ok(res.p2p && res.rtr == SIW_RTR_WRITE && rep.p2p &&
-	   rep.rtr == SIW_RTR_WRITE,
-	   "respond: P2P, all RTRs offered -> zero-length Write");
+	ktap_ok(res.p2p && res.rtr == SIW_RTR_WRITE && rep.p2p &&
+		rep.rtr == SIW_RTR_WRITE,
+		"respond: P2P, all RTRs offered -> zero-length Write");
 	local.rtr_types = SIW_RTR_READ;
 	peer.rtr_types = SIW_RTR_READ | SIW_RTR_SEND;
 	req_of(&peer, &req);
 	siw_mpa_respond(&local, &req, &res);
-	ok(res.p2p && res.rtr == SIW_RTR_READ,
-	   "respond: P2P, only Read in common -> zero-length Read");
+	ktap_ok(res.p2p && res.rtr == SIW_RTR_READ,
+		"respond: P2P, only Read in common -> zero-length Read");
 	local.rtr_types = SIW_RTR_SEND;
 	req_of(&peer, &req);
 	siw_mpa_respond(&local, &req, &res);
-	ok(res.p2p && res.rtr == SIW_RTR_SEND,
-	   "respond: P2P, only Send in common -> zero-length Send");
+	ktap_ok(res.p2p && res.rtr == SIW_RTR_SEND,
+		"respond: P2P, only Send in common -> zero-length Send");
 	local.rtr_types = SIW_RTR_WRITE;
 	peer.rtr_types = SIW_RTR_SEND;
 	req_of(&peer, &req);
 	siw_mpa_respond(&local, &req, &res);
-	ok(res.verdict == SIW_MPA_REJECT && res.reason == SIW_MPA_R_RTR,
-	   "respond: P2P, no RTR in common -> reject");
+	ktap_ok(res.verdict == SIW_MPA_REJECT && res.reason == SIW_MPA_R_RTR,
+		"respond: P2P, no RTR in common -> reject");
 	local.rtr_types = SIW_RTR_SEND;
 	local.p2p = false;
 	req_of(&peer, &req);
 	siw_mpa_respond(&local, &req, &res);
-	ok(res.p2p && res.rtr == SIW_RTR_SEND,
-	   "respond: P2P answered although we would not ask for it");
+	ktap_ok(res.p2p && res.rtr == SIW_RTR_SEND,
+		"respond: P2P answered although we would not ask for it");
 	local.p2p = true;
 	local.p2p_accept = false;
 	req_of(&peer, &req);
 	siw_mpa_respond(&local, &req, &res);
 	siw_mpa_reply_init(&res, &rep);
-	ok(res.verdict == SIW_MPA_ACCEPT && !res.p2p && !res.rtr && !rep.p2p,
-	   "respond: P2P refused (p2p_accept off) -> reply without P");
+	ktap_ok(res.verdict == SIW_MPA_ACCEPT && !res.p2p && !res.rtr && !rep.p2p,
+		"respond: P2P refused (p2p_accept off) -> reply without P");
 }
 
 static void test_mpa_initiator(void)
@@ -574,92 +550,92 @@ static void test_mpa_initiator(void)
 	rep.ord = 4;
 
 	siw_mpa_check_reply(&local, &rep, &res);
-	ok(res.verdict == SIW_MPA_ACCEPT && res.crc && res.enhanced &&
-	   res.ird == 4 && res.ord == 4,
-	   "initiator: plain rev 2 reply accepted");
+	ktap_ok(res.verdict == SIW_MPA_ACCEPT && res.crc && res.enhanced &&
+		res.ird == 4 && res.ord == 4,
+		"initiator: plain rev 2 reply accepted");
 
 	rep.reject = true;
 	siw_mpa_check_reply(&local, &rep, &res);
-	ok(res.verdict == SIW_MPA_REJECT &&
-	   res.reason == SIW_MPA_R_PEER_REJECT,
-	   "initiator: R -> rejected by peer");
+	ktap_ok(res.verdict == SIW_MPA_REJECT &&
+		res.reason == SIW_MPA_R_PEER_REJECT,
+		"initiator: R -> rejected by peer");
 	rep.reject = false;
 
 	local.revision = 1;
 	siw_mpa_check_reply(&local, &rep, &res);
-	ok(res.verdict == SIW_MPA_ABORT && res.reason == SIW_MPA_R_REVISION,
-	   "initiator: rev 2 reply to a rev 1 request -> abort");
+	ktap_ok(res.verdict == SIW_MPA_ABORT && res.reason == SIW_MPA_R_REVISION,
+		"initiator: rev 2 reply to a rev 1 request -> abort");
 	local.revision = 2;
 
 	rep.markers = true;
 	siw_mpa_check_reply(&local, &rep, &res);
-	ok(res.verdict == SIW_MPA_ABORT && res.reason == SIW_MPA_R_MARKERS &&
-	   res.term == SIW_TERM_OK,
-	   "initiator: M in reply -> abort, no Terminate");
+	ktap_ok(res.verdict == SIW_MPA_ABORT && res.reason == SIW_MPA_R_MARKERS &&
+		res.term == SIW_TERM_OK,
+		"initiator: M in reply -> abort, no Terminate");
 	rep.markers = false;
 
 	rep.crc = false;
 	local.crc = SIW_MPA_CRC_REQUIRED;
 	siw_mpa_check_reply(&local, &rep, &res);
-	ok(res.verdict == SIW_MPA_ABORT && res.reason == SIW_MPA_R_CRC,
-	   "initiator: CRC required, reply without C -> abort");
+	ktap_ok(res.verdict == SIW_MPA_ABORT && res.reason == SIW_MPA_R_CRC,
+		"initiator: CRC required, reply without C -> abort");
 	local.crc = SIW_MPA_CRC_OFFERED;
 	siw_mpa_check_reply(&local, &rep, &res);
-	ok(res.verdict == SIW_MPA_ACCEPT && !res.crc,
-	   "initiator: CRC offered, reply without C -> no CRC");
+	ktap_ok(res.verdict == SIW_MPA_ACCEPT && !res.crc,
+		"initiator: CRC offered, reply without C -> no CRC");
 	local.crc = SIW_MPA_CRC_OFF;
 	rep.crc = true;
 	siw_mpa_check_reply(&local, &rep, &res);
-	ok(res.verdict == SIW_MPA_ACCEPT && res.crc,
-	   "initiator: CRC off, responder sets C -> CRC");
+	ktap_ok(res.verdict == SIW_MPA_ACCEPT && res.crc,
+		"initiator: CRC off, responder sets C -> CRC");
 	local.crc = SIW_MPA_CRC_OFFERED;
 
 	rep.ord = 8;
 	siw_mpa_check_reply(&local, &rep, &res);
-	ok(res.verdict == SIW_MPA_ACCEPT && res.ird == 8,
-	   "initiator: responder ORD 8 > IRD 4 -> IRD grows to 8");
+	ktap_ok(res.verdict == SIW_MPA_ACCEPT && res.ird == 8,
+		"initiator: responder ORD 8 > IRD 4 -> IRD grows to 8");
 	rep.ord = 17;
 	siw_mpa_check_reply(&local, &rep, &res);
-	ok(res.verdict == SIW_MPA_ABORT && res.reason == SIW_MPA_R_IRD,
-	   "initiator: responder ORD 17 > max IRD 16 -> abort");
+	ktap_ok(res.verdict == SIW_MPA_ABORT && res.reason == SIW_MPA_R_IRD,
+		"initiator: responder ORD 17 > max IRD 16 -> abort");
 	eq_term(res.term, SIW_TERM_MPA_IRD,
 		"initiator: ... with Terminate insufficient IRD (2/0/0x06)");
 	rep.ord = 4;
 	rep.ird = 2;
 	siw_mpa_check_reply(&local, &rep, &res);
-	ok(res.verdict == SIW_MPA_ACCEPT && res.ord == 2,
-	   "initiator: responder IRD 2 -> our ORD 4 drops to 2");
+	ktap_ok(res.verdict == SIW_MPA_ACCEPT && res.ord == 2,
+		"initiator: responder IRD 2 -> our ORD 4 drops to 2");
 	rep.ird = 4;
 
 	rep.p2p = true;
 	rep.rtr = SIW_RTR_WRITE;
 	siw_mpa_check_reply(&local, &rep, &res);
-	ok(res.verdict == SIW_MPA_ABORT && res.reason == SIW_MPA_R_RTR,
-	   "initiator: P2P reply to a request without P2P -> abort");
+	ktap_ok(res.verdict == SIW_MPA_ABORT && res.reason == SIW_MPA_R_RTR,
+		"initiator: P2P reply to a request without P2P -> abort");
 	eq_term(res.term, SIW_TERM_MPA_NO_RTR,
 		"initiator: ... with Terminate no matching RTR (2/0/0x07)");
 	local.p2p = true;
 	local.rtr_types = SIW_RTR_READ | SIW_RTR_SEND;
 	siw_mpa_check_reply(&local, &rep, &res);
-	ok(res.verdict == SIW_MPA_ABORT && res.term == SIW_TERM_MPA_NO_RTR,
-	   "initiator: reply picks an RTR we did not offer -> abort");
+	ktap_ok(res.verdict == SIW_MPA_ABORT && res.term == SIW_TERM_MPA_NO_RTR,
+		"initiator: reply picks an RTR we did not offer -> abort");
 	rep.rtr = SIW_RTR_SEND;
 	siw_mpa_check_reply(&local, &rep, &res);
-	ok(res.verdict == SIW_MPA_ACCEPT && res.p2p &&
-	   res.rtr == SIW_RTR_SEND,
-	   "initiator: reply picks the Send RTR we offered");
+	ktap_ok(res.verdict == SIW_MPA_ACCEPT && res.p2p &&
+		res.rtr == SIW_RTR_SEND,
+		"initiator: reply picks the Send RTR we offered");
 	rep.p2p = false;
 	rep.rtr = 0;
 	siw_mpa_check_reply(&local, &rep, &res);
-	ok(res.verdict == SIW_MPA_ACCEPT && !res.p2p,
-	   "initiator: responder declines P2P -> go on without RTR");
+	ktap_ok(res.verdict == SIW_MPA_ACCEPT && !res.p2p,
+		"initiator: responder declines P2P -> go on without RTR");
 
 	rep.revision = 1;
 	rep.enhanced = false;
 	siw_mpa_check_reply(&local, &rep, &res);
-	ok(res.verdict == SIW_MPA_ACCEPT && res.revision == 1 &&
-	   !res.enhanced && !res.p2p && res.ird == 4 && res.ord == 4,
-	   "initiator: rev 1 reply to rev 2 request -> rev 1, no P2P");
+	ktap_ok(res.verdict == SIW_MPA_ACCEPT && res.revision == 1 &&
+		!res.enhanced && !res.p2p && res.ird == 4 && res.ord == 4,
+		"initiator: rev 1 reply to rev 2 request -> rev 1, no P2P");
 }
 
 /* Both sides, through bytes, agree on the outcome. */
@@ -692,9 +668,9 @@ static void test_mpa_exchange(void)
 	good = siw_mpa_build(&req, wire, sizeof(wire), &len) == SIW_MPA_OK &&
 	       siw_mpa_parse(wire, len, SIW_MPA_REQUEST, SIW_MPA_PARSE_STRICT,
 			     &req_rx) == SIW_MPA_OK;
-	ok(good && req_rx.ulp_pd_len == sizeof(ulp) &&
-	   !memcmp(req_rx.ulp_pd, ulp, sizeof(ulp)),
-	   "exchange: request through the wire, ULP data intact");
+	ktap_ok(good && req_rx.ulp_pd_len == sizeof(ulp) &&
+		!memcmp(req_rx.ulp_pd, ulp, sizeof(ulp)),
+		"exchange: request through the wire, ULP data intact");
 
 	siw_mpa_respond(&rsp, &req_rx, &r_res);
 	siw_mpa_reply_init(&r_res, &rep);
@@ -702,21 +678,21 @@ static void test_mpa_exchange(void)
 		       SIW_MPA_OK &&
 	       siw_mpa_parse(wire2, len2, SIW_MPA_REPLY, SIW_MPA_PARSE_STRICT,
 			     &rep_rx) == SIW_MPA_OK;
-	ok(good, "exchange: reply through the wire");
+	ktap_ok(good, "exchange: reply through the wire");
 	siw_mpa_check_reply(&ini, &rep_rx, &i_res);
 
-	ok(r_res.verdict == SIW_MPA_ACCEPT && i_res.verdict == SIW_MPA_ACCEPT,
-	   "exchange: both accept");
-	ok(r_res.crc && i_res.crc, "exchange: CRC on both sides");
-	ok(r_res.p2p && i_res.p2p && r_res.rtr == SIW_RTR_READ &&
-	   i_res.rtr == SIW_RTR_READ,
-	   "exchange: both settle on the zero-length Read RTR");
-	ok(i_res.ord <= r_res.ird && r_res.ord <= i_res.ird,
-	   "exchange: each ORD fits the other's IRD (%u<=%u, %u<=%u)",
-	   i_res.ord, r_res.ird, r_res.ord, i_res.ird);
-	ok(r_res.ird == 10 && i_res.ord == 10 && r_res.ord == 8 &&
-	   i_res.ird == 8,
-	   "exchange: responder IRD 2->10 (max), initiator ORD 16->10");
+	ktap_ok(r_res.verdict == SIW_MPA_ACCEPT && i_res.verdict == SIW_MPA_ACCEPT,
+		"exchange: both accept");
+	ktap_ok(r_res.crc && i_res.crc, "exchange: CRC on both sides");
+	ktap_ok(r_res.p2p && i_res.p2p && r_res.rtr == SIW_RTR_READ &&
+		i_res.rtr == SIW_RTR_READ,
+		"exchange: both settle on the zero-length Read RTR");
+	ktap_ok(i_res.ord <= r_res.ird && r_res.ord <= i_res.ird,
+		"exchange: each ORD fits the other's IRD (%u<=%u, %u<=%u)",
+		i_res.ord, r_res.ird, r_res.ord, i_res.ird);
+	ktap_ok(r_res.ird == 10 && i_res.ord == 10 && r_res.ord == 8 &&
+		i_res.ird == 8,
+		"exchange: responder IRD 2->10 (max), initiator ORD 16->10");
 }
 
 /* Upstream siw's GSO flag: parsed, built, negotiated only by both. */
@@ -730,13 +706,13 @@ static void test_mpa_gso(void)
 	bool good;
 
 	len = mk_rr(b, "MPA ID Req Frame", 0x08, 2, 0, NULL, 0);
-	ok(siw_mpa_parse(b, len, SIW_MPA_REQUEST, SIW_MPA_PARSE_STRICT, &in) ==
-		   SIW_MPA_OK && in.gso && !in.rsvd,
-	   "gso: flag 0x08 of a rev 2 request parsed, not reserved");
+	ktap_ok(siw_mpa_parse(b, len, SIW_MPA_REQUEST, SIW_MPA_PARSE_STRICT, &in) ==
+			SIW_MPA_OK && in.gso && !in.rsvd,
+		"gso: flag 0x08 of a rev 2 request parsed, not reserved");
 	len = mk_rr(b, "MPA ID Rep Frame", 0x08, 1, 0, NULL, 0);
-	ok(siw_mpa_parse(b, len, SIW_MPA_REPLY, SIW_MPA_PARSE_STRICT, &in) ==
-		   SIW_MPA_OK && in.gso && !in.rsvd,
-	   "gso: flag 0x08 of a rev 1 reply parsed (older upstream siw)");
+	ktap_ok(siw_mpa_parse(b, len, SIW_MPA_REPLY, SIW_MPA_PARSE_STRICT, &in) ==
+			SIW_MPA_OK && in.gso && !in.rsvd,
+		"gso: flag 0x08 of a rev 1 reply parsed (older upstream siw)");
 
 	default_params(&ini);
 	default_params(&rsp);
@@ -744,49 +720,49 @@ static void test_mpa_gso(void)
 	rsp.gso = true;
 	siw_mpa_request_init(&ini, &req);
 	good = siw_mpa_build(&req, b, sizeof(b), &len) == SIW_MPA_OK;
-	ok(good && req.gso && (b[16] & 0x08),
-	   "gso: a rev 2 request of a GSO device carries 0x08");
+	ktap_ok(good && req.gso && (b[16] & 0x08),
+		"gso: a rev 2 request of a GSO device carries 0x08");
 	ini.revision = 1;
 	siw_mpa_request_init(&ini, &req);
 	good = siw_mpa_build(&req, b, sizeof(b), &len) == SIW_MPA_OK;
-	ok(good && !req.gso && !(b[16] & 0x08),
-	   "gso: a rev 1 request never carries it (the peer may be hardware)");
+	ktap_ok(good && !req.gso && !(b[16] & 0x08),
+		"gso: a rev 1 request never carries it (the peer may be hardware)");
 	ini.revision = 2;
 
 	siw_mpa_request_init(&ini, &req);
 	siw_mpa_respond(&rsp, &req, &r_res);
 	siw_mpa_reply_init(&r_res, &rep);
 	siw_mpa_check_reply(&ini, &rep, &i_res);
-	ok(r_res.gso && rep.gso && i_res.gso,
-	   "gso: both offer: the reply carries it, both use it");
+	ktap_ok(r_res.gso && rep.gso && i_res.gso,
+		"gso: both offer: the reply carries it, both use it");
 
 	rsp.gso = false;
 	siw_mpa_respond(&rsp, &req, &r_res);
 	siw_mpa_reply_init(&r_res, &rep);
 	siw_mpa_check_reply(&ini, &rep, &i_res);
-	ok(!r_res.gso && !rep.gso && !i_res.gso,
-	   "gso: responder's knob off: neither uses it");
+	ktap_ok(!r_res.gso && !rep.gso && !i_res.gso,
+		"gso: responder's knob off: neither uses it");
 	rsp.gso = true;
 
 	ini.gso = false;
 	siw_mpa_request_init(&ini, &req);
 	siw_mpa_respond(&rsp, &req, &r_res);
 	siw_mpa_reply_init(&r_res, &rep);
-	ok(!req.gso && !r_res.gso && !rep.gso,
-	   "gso: initiator does not offer it: the responder does not use it");
+	ktap_ok(!req.gso && !r_res.gso && !rep.gso,
+		"gso: initiator does not offer it: the responder does not use it");
 
 	/* A reply with the flag to a request without it. */
 	rep.gso = true;
 	siw_mpa_check_reply(&ini, &rep, &i_res);
-	ok(i_res.verdict == SIW_MPA_ACCEPT && !i_res.gso,
-	   "gso: an unasked reply flag is ignored");
+	ktap_ok(i_res.verdict == SIW_MPA_ACCEPT && !i_res.gso,
+		"gso: an unasked reply flag is ignored");
 
 	ini.gso = true;
 	siw_mpa_request_init(&ini, &req);
 	req.markers = true;
 	siw_mpa_respond(&rsp, &req, &r_res);
 	siw_mpa_reply_init(&r_res, &rep);
-	ok(rep.reject && !rep.gso, "gso: a reject does not carry it");
+	ktap_ok(rep.reject && !rep.gso, "gso: a reject does not carry it");
 
 	eq_u64(siw_gso_emss(1448, 65536, 65535, 320), 1448 * 45,
 	       "gso emss: MTU 1500, 64 KiB GSO: 45 segments");
@@ -799,8 +775,8 @@ static void test_mpa_gso(void)
 	eq_u64(siw_gso_emss(9000, 524288, 65535, 320), 63000,
 	       "gso emss: BIG TCP's 512 KiB: capped below 64 KiB FPDUs");
 	eq_u64(siw_gso_emss(0, 65536, 65535, 320), 0, "gso emss: MSS 0");
-	ok(siw_mpa_mulpdu(siw_gso_emss(1448, 65536, 65535, 320)) == 65154,
-	   "gso: MULPDU 65154 on MTU 1500");
+	ktap_ok(siw_mpa_mulpdu(siw_gso_emss(1448, 65536, 65535, 320)) == 65154,
+		"gso: MULPDU 65154 on MTU 1500");
 }
 
 /* ------------------------------------------------------------------ */
@@ -819,13 +795,13 @@ static void test_mpa_legacy(void)
 	int k;
 
 	n = mk_rr(b, "MPA ID Req Frame", 0x40, 1, 12, pd, 12);
-	ok(siw_mpa_parse(b, n, SIW_MPA_REQUEST, SIW_MPA_PARSE_LEGACY, &in) ==
-	   SIW_MPA_OK && in.legacy && in.ird == 16 && in.ord == 4 &&
-	   in.ulp_pd_len == 4 && !memcmp(in.ulp_pd, "ulp!", 4),
-	   "mpa legacy: IRD 16, ORD 4 as 32-bit words, then the ULP's data");
-	ok(siw_mpa_parse(b, n, SIW_MPA_REQUEST, 0, &in) == SIW_MPA_OK &&
-	   !in.legacy && in.ulp_pd_len == 12,
-	   "mpa legacy: not asked for, all 12 bytes are the ULP's");
+	ktap_ok(siw_mpa_parse(b, n, SIW_MPA_REQUEST, SIW_MPA_PARSE_LEGACY, &in) ==
+		SIW_MPA_OK && in.legacy && in.ird == 16 && in.ord == 4 &&
+		in.ulp_pd_len == 4 && !memcmp(in.ulp_pd, "ulp!", 4),
+		"mpa legacy: IRD 16, ORD 4 as 32-bit words, then the ULP's data");
+	ktap_ok(siw_mpa_parse(b, n, SIW_MPA_REQUEST, 0, &in) == SIW_MPA_OK &&
+		!in.legacy && in.ulp_pd_len == 12,
+		"mpa legacy: not asked for, all 12 bytes are the ULP's");
 	for (k = 0; k < 8; k++) {
 		n = mk_rr(b, "MPA ID Req Frame", 0x40, 1, k, pd, k);
 		eq_mpa(siw_mpa_parse(b, n, SIW_MPA_REQUEST,
@@ -838,21 +814,21 @@ static void test_mpa_legacy(void)
 	eq_mpa(siw_mpa_parse(b, n, SIW_MPA_REQUEST, SIW_MPA_PARSE_LEGACY, &in),
 	       SIW_MPA_E_LEGACY, "mpa legacy: IRD 0 is malformed");
 	n = mk_rr(b, "MPA ID Rep Frame", 0x60, 1, 4, (const u8 *)"nope", 4);
-	ok(siw_mpa_parse(b, n, SIW_MPA_REPLY, SIW_MPA_PARSE_LEGACY, &in) ==
-	   SIW_MPA_OK && in.reject && !in.legacy && in.ulp_pd_len == 4,
-	   "mpa legacy: a reject without the words is taken, data intact");
+	ktap_ok(siw_mpa_parse(b, n, SIW_MPA_REPLY, SIW_MPA_PARSE_LEGACY, &in) ==
+		SIW_MPA_OK && in.reject && !in.legacy && in.ulp_pd_len == 4,
+		"mpa legacy: a reject without the words is taken, data intact");
 	pd[3] = 0xff;
 	pd[0] = 0x01;	/* IRD 0x010000ff: above 14 bits, capped */
 	n = mk_rr(b, "MPA ID Req Frame", 0x40, 1, 8, pd, 8);
-	ok(siw_mpa_parse(b, n, SIW_MPA_REQUEST, SIW_MPA_PARSE_LEGACY, &in) ==
-	   SIW_MPA_OK && in.ird == SIW_MPA_V2_IRD_ORD_MAX,
-	   "mpa legacy: a huge IRD is capped at 0x3fff");
+	ktap_ok(siw_mpa_parse(b, n, SIW_MPA_REQUEST, SIW_MPA_PARSE_LEGACY, &in) ==
+		SIW_MPA_OK && in.ird == SIW_MPA_V2_IRD_ORD_MAX,
+		"mpa legacy: a huge IRD is capped at 0x3fff");
 	pd[0] = 0;
 	pd[3] = 16;
 	n = mk_rr(b, "MPA ID Req Frame", 0x40, 2, 12, pd, 12);
-	ok(siw_mpa_parse(b, n, SIW_MPA_REQUEST, SIW_MPA_PARSE_LEGACY, &in) ==
-	   SIW_MPA_OK && !in.legacy && in.ulp_pd_len == 12,
-	   "mpa legacy: revision 2 frames never carry the words");
+	ktap_ok(siw_mpa_parse(b, n, SIW_MPA_REQUEST, SIW_MPA_PARSE_LEGACY, &in) ==
+		SIW_MPA_OK && !in.legacy && in.ulp_pd_len == 12,
+		"mpa legacy: revision 2 frames never carry the words");
 
 	/* The encoder, byte by byte. */
 	memset(&req, 0, sizeof(req));
@@ -865,9 +841,9 @@ static void test_mpa_legacy(void)
 	req.ulp_pd = (const u8 *)"ulp!";
 	req.ulp_pd_len = 4;
 	n = mk_rr(b, "MPA ID Req Frame", 0x40, 1, 12, pd, 12);
-	ok(siw_mpa_build(&req, out, sizeof(out), &len) == SIW_MPA_OK &&
-	   len == n && !memcmp(out, b, n),
-	   "mpa legacy: the encoder writes the same bytes as by hand");
+	ktap_ok(siw_mpa_build(&req, out, sizeof(out), &len) == SIW_MPA_OK &&
+		len == n && !memcmp(out, b, n),
+		"mpa legacy: the encoder writes the same bytes as by hand");
 	req.revision = 2;
 	eq_mpa(siw_mpa_build(&req, out, sizeof(out), &len), SIW_MPA_E_INVAL,
 	       "mpa legacy: not in revision 2");
@@ -889,36 +865,36 @@ static void test_mpa_legacy(void)
 	rsp.ord = 4;
 	rsp.max_ird = 2;
 	siw_mpa_request_init(&ini, &req);
-	ok(req.legacy && !req.enhanced && req.ird == 16 && req.ord == 16,
-	   "mpa legacy: the request carries IRD 16 and ORD 16");
-	ok(siw_mpa_build(&req, out, sizeof(out), &len) == SIW_MPA_OK &&
-	   siw_mpa_parse(out, len, SIW_MPA_REQUEST, SIW_MPA_PARSE_LEGACY,
-			 &rq) == SIW_MPA_OK && rq.legacy,
-	   "mpa legacy: the request goes through the wire");
+	ktap_ok(req.legacy && !req.enhanced && req.ird == 16 && req.ord == 16,
+		"mpa legacy: the request carries IRD 16 and ORD 16");
+	ktap_ok(siw_mpa_build(&req, out, sizeof(out), &len) == SIW_MPA_OK &&
+		siw_mpa_parse(out, len, SIW_MPA_REQUEST, SIW_MPA_PARSE_LEGACY,
+			      &rq) == SIW_MPA_OK && rq.legacy,
+		"mpa legacy: the request goes through the wire");
 	siw_mpa_respond(&rsp, &rq, &r_res);
 	siw_mpa_reply_init(&r_res, &rep);
-	ok(r_res.verdict == SIW_MPA_ACCEPT && r_res.legacy &&
-	   !r_res.enhanced && r_res.ird == 2 && r_res.ord == 4 && rep.legacy,
-	   "mpa legacy: responder keeps IRD 2 (max_ird 2), ORD 4 fits IRD 16");
-	ok(siw_mpa_build(&rep, out, sizeof(out), &len) == SIW_MPA_OK &&
-	   siw_mpa_parse(out, len, SIW_MPA_REPLY, SIW_MPA_PARSE_LEGACY,
-			 &rp) == SIW_MPA_OK && rp.legacy,
-	   "mpa legacy: the reply goes through the wire");
+	ktap_ok(r_res.verdict == SIW_MPA_ACCEPT && r_res.legacy &&
+		!r_res.enhanced && r_res.ird == 2 && r_res.ord == 4 && rep.legacy,
+		"mpa legacy: responder keeps IRD 2 (max_ird 2), ORD 4 fits IRD 16");
+	ktap_ok(siw_mpa_build(&rep, out, sizeof(out), &len) == SIW_MPA_OK &&
+		siw_mpa_parse(out, len, SIW_MPA_REPLY, SIW_MPA_PARSE_LEGACY,
+			      &rp) == SIW_MPA_OK && rp.legacy,
+		"mpa legacy: the reply goes through the wire");
 	siw_mpa_check_reply(&ini, &rp, &i_res);
-	ok(i_res.verdict == SIW_MPA_ACCEPT && i_res.legacy &&
-	   i_res.ord == 2 && i_res.ird == 16,
-	   "mpa legacy: initiator's ORD drops to the responder's IRD 2");
+	ktap_ok(i_res.verdict == SIW_MPA_ACCEPT && i_res.legacy &&
+		i_res.ord == 2 && i_res.ird == 16,
+		"mpa legacy: initiator's ORD drops to the responder's IRD 2");
 	rsp.legacy = false;
 	siw_mpa_build(&req, out, sizeof(out), &len);
 	siw_mpa_parse(out, len, SIW_MPA_REQUEST, 0, &rq);
 	siw_mpa_respond(&rsp, &rq, &r_res);
-	ok(r_res.verdict == SIW_MPA_ACCEPT && !r_res.legacy &&
-	   r_res.ird == 2 && r_res.ord == 4,
-	   "mpa legacy: a responder not configured for it exchanges nothing");
+	ktap_ok(r_res.verdict == SIW_MPA_ACCEPT && !r_res.legacy &&
+		r_res.ird == 2 && r_res.ord == 4,
+		"mpa legacy: a responder not configured for it exchanges nothing");
 	ini.revision = 2;
 	siw_mpa_request_init(&ini, &req);
-	ok(!req.legacy && req.enhanced,
-	   "mpa legacy: a revision 2 initiator uses S instead");
+	ktap_ok(!req.legacy && req.enhanced,
+		"mpa legacy: a revision 2 initiator uses S instead");
 }
 
 static void test_fpdu_sizes(void)
@@ -944,16 +920,16 @@ static void test_fpdu_sizes(void)
 		    (m < 65535 && siw_fpdu_wire_len(m + 1) <= emss))
 			good = false;
 	}
-	ok(good, "mulpdu: for EMSS 8..69999 the largest FPDU that fits");
+	ktap_ok(good, "mulpdu: for EMSS 8..69999 the largest FPDU that fits");
 	eq_u64(siw_mpa_mulpdu(7), 0, "mulpdu: EMSS 7 fits no ULPDU byte");
 
 	good = true;
 	for (n = 0; n < 8; n++)
 		if ((2 + n + siw_mpa_pad(n)) % 4 || siw_mpa_pad(n) > 3)
 			good = false;
-	ok(good && siw_mpa_pad(0) == 2 && siw_mpa_pad(1) == 1 &&
-	   siw_mpa_pad(2) == 0 && siw_mpa_pad(3) == 3,
-	   "pad: ULPDU 0..7 padded with length field to 4");
+	ktap_ok(good && siw_mpa_pad(0) == 2 && siw_mpa_pad(1) == 1 &&
+		siw_mpa_pad(2) == 0 && siw_mpa_pad(3) == 3,
+		"pad: ULPDU 0..7 padded with length field to 4");
 
 	/* A Send over EMSS 1460: MULPDU 1454, 18-byte header, room 1436. */
 	m = 1454;
@@ -974,29 +950,29 @@ static void test_fpdu_sizes(void)
 			       f.wire_len == 2 + hdr + want + f.pad + 4 &&
 			       f.wire_len % 4 == 0 && f.wire_len <= 1460 &&
 			       f.last == (len <= room);
-			ok(fine,
-			   "fpdu: Send of %u bytes: first FPDU %u, pad %u, wire %u%s",
-			   len, f.payload, f.pad, f.wire_len,
-			   f.last ? ", last" : "");
+			ktap_ok(fine,
+				"fpdu: Send of %u bytes: first FPDU %u, pad %u, wire %u%s",
+				len, f.payload, f.pad, f.wire_len,
+				f.last ? ", last" : "");
 		}
 	}
-	ok(siw_fpdu_plan(m, hdr, 0, &f) && f.payload == 0 &&
-	   f.ulpdu_len == 18 && f.pad == 0 && f.wire_len == 24 && f.last,
-	   "fpdu: zero-length Send is one 24-byte FPDU");
-	ok(siw_fpdu_plan(m, SIW_RREQ_HDR_LEN, 0, &f) && f.ulpdu_len == 46 &&
-	   f.pad == 0 && f.wire_len == 52,
-	   "fpdu: Read Request is one 52-byte FPDU");
-	ok(siw_fpdu_plan(m, SIW_TAGGED_HDR_LEN, 1, &f) && f.ulpdu_len == 15 &&
-	   f.pad == 3 && f.wire_len == 24,
-	   "fpdu: 1-byte Write: ULPDU 15, pad 3, 24 on the wire");
-	ok(siw_fpdu_plan(m, SIW_TAGGED_HDR_LEN, 2, &f) && f.ulpdu_len == 16 &&
-	   f.pad == 2 && f.wire_len == 24,
-	   "fpdu: 2-byte Write: ULPDU 16, pad 2, 24 on the wire");
-	ok(!siw_fpdu_plan(18, 18, 1, &f),
-	   "fpdu: no room for payload behind the header");
-	ok(siw_fpdu_plan(18, 18, 0, &f) && f.last,
-	   "fpdu: ... but a zero-length message still fits");
-	ok(!siw_fpdu_plan(10, 14, 0, &f), "fpdu: header longer than MULPDU");
+	ktap_ok(siw_fpdu_plan(m, hdr, 0, &f) && f.payload == 0 &&
+		f.ulpdu_len == 18 && f.pad == 0 && f.wire_len == 24 && f.last,
+		"fpdu: zero-length Send is one 24-byte FPDU");
+	ktap_ok(siw_fpdu_plan(m, SIW_RREQ_HDR_LEN, 0, &f) && f.ulpdu_len == 46 &&
+		f.pad == 0 && f.wire_len == 52,
+		"fpdu: Read Request is one 52-byte FPDU");
+	ktap_ok(siw_fpdu_plan(m, SIW_TAGGED_HDR_LEN, 1, &f) && f.ulpdu_len == 15 &&
+		f.pad == 3 && f.wire_len == 24,
+		"fpdu: 1-byte Write: ULPDU 15, pad 3, 24 on the wire");
+	ktap_ok(siw_fpdu_plan(m, SIW_TAGGED_HDR_LEN, 2, &f) && f.ulpdu_len == 16 &&
+		f.pad == 2 && f.wire_len == 24,
+		"fpdu: 2-byte Write: ULPDU 16, pad 2, 24 on the wire");
+	ktap_ok(!siw_fpdu_plan(18, 18, 1, &f),
+		"fpdu: no room for payload behind the header");
+	ktap_ok(siw_fpdu_plan(18, 18, 0, &f) && f.last,
+		"fpdu: ... but a zero-length message still fits");
+	ktap_ok(!siw_fpdu_plan(10, 14, 0, &f), "fpdu: header longer than MULPDU");
 
 	eq_u64(siw_fpdu_count(m, hdr, 0), 1, "fpdu count: empty message");
 	eq_u64(siw_fpdu_count(m, hdr, room), 1, "fpdu count: exactly full");
@@ -1023,10 +999,10 @@ static void test_fpdu_sizes(void)
 			sent += f.payload;
 			n++;
 		} while (!f.last);
-		ok(good && sent == total &&
-		   n == siw_fpdu_count(m, hdr, total),
-		   "fpdu: %u-byte message in %u FPDUs, all full but the last",
-		   total, n);
+		ktap_ok(good && sent == total &&
+			n == siw_fpdu_count(m, hdr, total),
+			"fpdu: %u-byte message in %u FPDUs, all full but the last",
+			total, n);
 	}
 }
 
@@ -1044,8 +1020,8 @@ static void test_fpdu_frame(void)
 	h.msn = 7;
 	h.mo = 0x10;
 	h.rsvd_ulp = 0xdeadbeef;	/* not Send with Invalidate: dropped */
-	ok(siw_fpdu_plan(1454, SIW_UNTAGGED_HDR_LEN, 3, &f) && f.pad == 1,
-	   "frame: Send of 3 bytes needs 1 pad byte");
+	ktap_ok(siw_fpdu_plan(1454, SIW_UNTAGGED_HDR_LEN, 3, &f) && f.pad == 1,
+		"frame: Send of 3 bytes needs 1 pad byte");
 	hl = siw_fpdu_put_hdr(&h, f.ulpdu_len, fpdu, sizeof(fpdu)) - 2;
 	memcpy(fpdu + 2 + hl, "abc", 3);
 	crc = siw_fpdu_crc(fpdu, 2 + hl, &frag, 1, f.pad);
@@ -1061,23 +1037,23 @@ static void test_fpdu_frame(void)
 	want[19] = 0x10;		/* MO */
 	memcpy(want + 20, "abc", 3);	/* pad byte 23 stays 0 */
 	siw_mpa_crc_put(want + 24, crc32c_std(want, 24));
-	ok(hl == 18 && n == 28 && n == f.wire_len && !memcmp(fpdu, want, 28),
-	   "frame: Send FPDU byte for byte, CRC over length+ULPDU+pad");
+	ktap_ok(hl == 18 && n == 28 && n == f.wire_len && !memcmp(fpdu, want, 28),
+		"frame: Send FPDU byte for byte, CRC over length+ULPDU+pad");
 
-	ok(siw_ddp_check(fpdu + 2, 18, 21, SIW_DDP_STRICT, &rx) ==
-		   SIW_TERM_OK &&
-	   rx.opcode == SIW_RDMAP_SEND && rx.last && rx.qn == 0 &&
-	   rx.msn == 7 && rx.mo == 0x10 && rx.payload_len == 3 &&
-	   rx.hdr_len == 18,
-	   "frame: the receive check reads it back");
-	ok(siw_mpa_crc_final(siw_mpa_crc_update(siw_mpa_crc_init(), fpdu,
-						 24)) ==
-	   siw_mpa_crc_get(fpdu + 24),
-	   "frame: the receiver's CRC matches the trailer");
+	ktap_ok(siw_ddp_check(fpdu + 2, 18, 21, SIW_DDP_STRICT, &rx) ==
+			SIW_TERM_OK &&
+		rx.opcode == SIW_RDMAP_SEND && rx.last && rx.qn == 0 &&
+		rx.msn == 7 && rx.mo == 0x10 && rx.payload_len == 3 &&
+		rx.hdr_len == 18,
+		"frame: the receive check reads it back");
+	ktap_ok(siw_mpa_crc_final(siw_mpa_crc_update(siw_mpa_crc_init(), fpdu,
+						      24)) ==
+		siw_mpa_crc_get(fpdu + 24),
+		"frame: the receiver's CRC matches the trailer");
 
 	memset(tr, 0xee, sizeof(tr));
-	ok(siw_fpdu_trailer(tr, 3, 0) == 7 && !memcmp(tr, "\0\0\0\0\0\0\0", 7),
-	   "frame: CRC off: pad and an all-zero CRC field");
+	ktap_ok(siw_fpdu_trailer(tr, 3, 0) == 7 && !memcmp(tr, "\0\0\0\0\0\0\0", 7),
+		"frame: CRC off: pad and an all-zero CRC field");
 
 	memset(&h, 0, sizeof(h));
 	h.opcode = SIW_RDMAP_WRITE;
@@ -1085,10 +1061,10 @@ static void test_fpdu_frame(void)
 	h.stag = 0x11223344;
 	h.to = 0x0102030405060708ULL;
 	hl = siw_hdr_encode(&h, fpdu, sizeof(fpdu));
-	ok(hl == 14 && fpdu[0] == 0x81 && fpdu[1] == 0x40 &&
-	   !memcmp(fpdu + 2, "\x11\x22\x33\x44\x01\x02\x03\x04\x05\x06\x07\x08",
-		   12),
-	   "encode: RDMA Write header, T set, L clear");
+	ktap_ok(hl == 14 && fpdu[0] == 0x81 && fpdu[1] == 0x40 &&
+		!memcmp(fpdu + 2, "\x11\x22\x33\x44\x01\x02\x03\x04\x05\x06\x07\x08",
+			12),
+		"encode: RDMA Write header, T set, L clear");
 
 	memset(&h, 0, sizeof(h));
 	h.opcode = SIW_RDMAP_SEND_SE_INV;
@@ -1096,8 +1072,8 @@ static void test_fpdu_frame(void)
 	h.rsvd_ulp = 0xcafe0001;
 	h.msn = 1;
 	hl = siw_hdr_encode(&h, fpdu, sizeof(fpdu));
-	ok(hl == 18 && fpdu[1] == 0x46 && fpdu[2] == 0xca && fpdu[5] == 0x01,
-	   "encode: Send with SE and Invalidate carries the STag");
+	ktap_ok(hl == 18 && fpdu[1] == 0x46 && fpdu[2] == 0xca && fpdu[5] == 0x01,
+		"encode: Send with SE and Invalidate carries the STag");
 
 	memset(&h, 0, sizeof(h));
 	h.opcode = SIW_RDMAP_READ_REQ;
@@ -1109,39 +1085,39 @@ static void test_fpdu_frame(void)
 	h.rreq.src_stag = 0xc1c2c3c4;
 	h.rreq.src_to = 0xd1d2d3d4d5d6d7d8ULL;
 	hl = siw_hdr_encode(&h, fpdu, sizeof(fpdu));
-	ok(hl == 46 && fpdu[0] == 0x41 && fpdu[9] == 1 && fpdu[17] == 0 &&
-	   fpdu[18] == 0xa1 && fpdu[22] == 0xb1 && fpdu[30] == 0x00 &&
-	   fpdu[31] == 0x01 && fpdu[34] == 0xc1 && fpdu[38] == 0xd1 &&
-	   fpdu[45] == 0xd8,
-	   "encode: Read Request on QN 1, L set, MO 0, body in order");
-	ok(siw_ddp_check(fpdu, 46, 46, SIW_DDP_STRICT, &rx) == SIW_TERM_OK &&
-	   rx.rreq.sink_stag == h.rreq.sink_stag &&
-	   rx.rreq.sink_to == h.rreq.sink_to &&
-	   rx.rreq.size == h.rreq.size &&
-	   rx.rreq.src_stag == h.rreq.src_stag &&
-	   rx.rreq.src_to == h.rreq.src_to && rx.msn == 3,
-	   "encode: Read Request reads back");
+	ktap_ok(hl == 46 && fpdu[0] == 0x41 && fpdu[9] == 1 && fpdu[17] == 0 &&
+		fpdu[18] == 0xa1 && fpdu[22] == 0xb1 && fpdu[30] == 0x00 &&
+		fpdu[31] == 0x01 && fpdu[34] == 0xc1 && fpdu[38] == 0xd1 &&
+		fpdu[45] == 0xd8,
+		"encode: Read Request on QN 1, L set, MO 0, body in order");
+	ktap_ok(siw_ddp_check(fpdu, 46, 46, SIW_DDP_STRICT, &rx) == SIW_TERM_OK &&
+		rx.rreq.sink_stag == h.rreq.sink_stag &&
+		rx.rreq.sink_to == h.rreq.sink_to &&
+		rx.rreq.size == h.rreq.size &&
+		rx.rreq.src_stag == h.rreq.src_stag &&
+		rx.rreq.src_to == h.rreq.src_to && rx.msn == 3,
+		"encode: Read Request reads back");
 
-	ok(siw_fpdu_put_hdr(&h, 45, fpdu, sizeof(fpdu)) == 0,
-	   "encode: MPA length shorter than the header refused");
-	ok(siw_fpdu_put_hdr(&h, 46, fpdu, sizeof(fpdu)) == 48 &&
-	   fpdu[0] == 0 && fpdu[1] == 46 && fpdu[2] == 0x41,
-	   "encode: MPA length field, then the header");
+	ktap_ok(siw_fpdu_put_hdr(&h, 45, fpdu, sizeof(fpdu)) == 0,
+		"encode: MPA length shorter than the header refused");
+	ktap_ok(siw_fpdu_put_hdr(&h, 46, fpdu, sizeof(fpdu)) == 48 &&
+		fpdu[0] == 0 && fpdu[1] == 46 && fpdu[2] == 0x41,
+		"encode: MPA length field, then the header");
 
 	memset(fpdu, 0xee, sizeof(fpdu));
 	memset(&h, 0, sizeof(h));
 	h.opcode = SIW_RDMAP_TERMINATE;
 	h.msn = 1;
-	ok(siw_hdr_encode(&h, fpdu, sizeof(fpdu)) == 22 &&
-	   !memcmp(fpdu + 18, "\0\0\0\0", 4),
-	   "encode: Terminate header with a zeroed control word");
+	ktap_ok(siw_hdr_encode(&h, fpdu, sizeof(fpdu)) == 22 &&
+		!memcmp(fpdu + 18, "\0\0\0\0", 4),
+		"encode: Terminate header with a zeroed control word");
 
 	h.opcode = 0xc;
-	ok(siw_hdr_encode(&h, fpdu, sizeof(fpdu)) == 0,
-	   "encode: reserved opcode refused");
+	ktap_ok(siw_hdr_encode(&h, fpdu, sizeof(fpdu)) == 0,
+		"encode: reserved opcode refused");
 	h.opcode = SIW_RDMAP_READ_REQ;
-	ok(siw_hdr_encode(&h, fpdu, 45) == 0,
-	   "encode: buffer shorter than the header refused");
+	ktap_ok(siw_hdr_encode(&h, fpdu, 45) == 0,
+		"encode: buffer shorter than the header refused");
 }
 
 /* ------------------------------------------------------------------ */
@@ -1182,40 +1158,40 @@ static void test_ddp_valid(void)
 
 	mk_untagged(b, DDP_UT, RDMAP(SIW_RDMAP_SEND), 0, 0, 5, 1000);
 	t = siw_ddp_check(b, 18, 118, 0, &h);
-	ok(t == SIW_TERM_OK && h.opcode == SIW_RDMAP_SEND && !h.tagged &&
-	   !h.last && h.qn == 0 && h.msn == 5 && h.mo == 1000 &&
-	   h.payload_len == 100 && !h.rsvd_set,
-	   "ddp: Send, middle segment");
+	ktap_ok(t == SIW_TERM_OK && h.opcode == SIW_RDMAP_SEND && !h.tagged &&
+		!h.last && h.qn == 0 && h.msn == 5 && h.mo == 1000 &&
+		h.payload_len == 100 && !h.rsvd_set,
+		"ddp: Send, middle segment");
 	mk_untagged(b, DDP_UT_L, RDMAP(SIW_RDMAP_SEND_INV), 0x12345678, 0, 1, 0);
 	t = siw_ddp_check(b, 18, 18, SIW_DDP_STRICT, &h);
-	ok(t == SIW_TERM_OK && h.last && h.rsvd_ulp == 0x12345678 &&
-	   !h.rsvd_set && h.payload_len == 0,
-	   "ddp: Send with Invalidate carries its STag, strict");
+	ktap_ok(t == SIW_TERM_OK && h.last && h.rsvd_ulp == 0x12345678 &&
+		!h.rsvd_set && h.payload_len == 0,
+		"ddp: Send with Invalidate carries its STag, strict");
 	mk_untagged(b, DDP_UT_L, RDMAP(SIW_RDMAP_SEND_SE), 0, 0, 1, 0);
-	ok(siw_ddp_check(b, 18, 20, SIW_DDP_STRICT, &h) == SIW_TERM_OK,
-	   "ddp: Send with SE");
+	ktap_ok(siw_ddp_check(b, 18, 20, SIW_DDP_STRICT, &h) == SIW_TERM_OK,
+		"ddp: Send with SE");
 	mk_untagged(b, DDP_UT_L, RDMAP(SIW_RDMAP_SEND_SE_INV), 9, 0, 1, 0);
-	ok(siw_ddp_check(b, 18, 20, SIW_DDP_STRICT, &h) == SIW_TERM_OK &&
-	   h.rsvd_ulp == 9,
-	   "ddp: Send with SE and Invalidate");
+	ktap_ok(siw_ddp_check(b, 18, 20, SIW_DDP_STRICT, &h) == SIW_TERM_OK &&
+		h.rsvd_ulp == 9,
+		"ddp: Send with SE and Invalidate");
 	mk_tagged(b, DDP_T_L, RDMAP(SIW_RDMAP_WRITE), 0xabcdef01,
 		  0xfffffffffffffff0ULL);
 	t = siw_ddp_check(b, 14, 14 + 16, SIW_DDP_STRICT, &h);
-	ok(t == SIW_TERM_OK && h.tagged && h.stag == 0xabcdef01 &&
-	   h.to == 0xfffffffffffffff0ULL && h.payload_len == 16 &&
-	   h.hdr_len == 14,
-	   "ddp: RDMA Write");
+	ktap_ok(t == SIW_TERM_OK && h.tagged && h.stag == 0xabcdef01 &&
+		h.to == 0xfffffffffffffff0ULL && h.payload_len == 16 &&
+		h.hdr_len == 14,
+		"ddp: RDMA Write");
 	mk_tagged(b, DDP_T_L, RDMAP(SIW_RDMAP_READ_RESP), 1, 2);
-	ok(siw_ddp_check(b, 14, 14, SIW_DDP_STRICT, &h) == SIW_TERM_OK,
-	   "ddp: RDMA Read Response, zero length");
+	ktap_ok(siw_ddp_check(b, 14, 14, SIW_DDP_STRICT, &h) == SIW_TERM_OK,
+		"ddp: RDMA Read Response, zero length");
 	mk_untagged(b, DDP_UT_L, RDMAP(SIW_RDMAP_READ_REQ), 0, 1, 1, 0);
-	ok(siw_ddp_check(b, 46, 46, SIW_DDP_STRICT, &h) == SIW_TERM_OK &&
-	   h.hdr_len == 46 && h.payload_len == 0,
-	   "ddp: RDMA Read Request");
+	ktap_ok(siw_ddp_check(b, 46, 46, SIW_DDP_STRICT, &h) == SIW_TERM_OK &&
+		h.hdr_len == 46 && h.payload_len == 0,
+		"ddp: RDMA Read Request");
 	mk_untagged(b, DDP_UT_L, RDMAP(SIW_RDMAP_TERMINATE), 0, 2, 1, 0);
-	ok(siw_ddp_check(b, 22, 60, SIW_DDP_STRICT, &h) == SIW_TERM_OK &&
-	   h.hdr_len == 22 && h.payload_len == 38,
-	   "ddp: Terminate");
+	ktap_ok(siw_ddp_check(b, 22, 60, SIW_DDP_STRICT, &h) == SIW_TERM_OK &&
+		h.hdr_len == 22 && h.payload_len == 38,
+		"ddp: Terminate");
 
 	eq_u64(siw_ddp_hdr_len(DDP_T_L, RDMAP(SIW_RDMAP_WRITE)), 14,
 	       "hdr len: Write");
@@ -1328,25 +1304,25 @@ static void test_ddp_errors(void)
 	eq_term(siw_ddp_check(b, 10, 100, 0, &h), SIW_TERM_NEED_MORE,
 		"ddp: 10 of 18 header bytes -> need more");
 	mk_untagged(b, DDP_UT_L, RDMAP(SIW_RDMAP_READ_REQ), 0, 1, 1, 0);
-	ok(siw_ddp_check(b, 18, 46, 0, &h) == SIW_TERM_NEED_MORE &&
-	   h.hdr_len == 46,
-	   "ddp: Read Request with 18 bytes -> need 46");
+	ktap_ok(siw_ddp_check(b, 18, 46, 0, &h) == SIW_TERM_NEED_MORE &&
+		h.hdr_len == 46,
+		"ddp: Read Request with 18 bytes -> need 46");
 
 	mk_untagged(b, DDP_UT_L | 0x04, RDMAP(SIW_RDMAP_SEND), 0, 0, 1, 0);
-	ok(siw_ddp_check(b, 18, 18, 0, &h) == SIW_TERM_OK && h.rsvd_set,
-	   "ddp: DDP reserved bit: reported, accepted");
+	ktap_ok(siw_ddp_check(b, 18, 18, 0, &h) == SIW_TERM_OK && h.rsvd_set,
+		"ddp: DDP reserved bit: reported, accepted");
 	eq_term(siw_ddp_check(b, 18, 18, SIW_DDP_STRICT, &h),
 		SIW_TERM_RDMAP_OP_UNSPEC,
 		"ddp: DDP reserved bit, strict -> 0/2/0xff");
 	mk_untagged(b, DDP_UT_L, RDMAP(SIW_RDMAP_SEND) | 0x10, 0, 0, 1, 0);
-	ok(siw_ddp_check(b, 18, 18, 0, &h) == SIW_TERM_OK && h.rsvd_set,
-	   "ddp: RDMAP reserved bit: reported, accepted");
+	ktap_ok(siw_ddp_check(b, 18, 18, 0, &h) == SIW_TERM_OK && h.rsvd_set,
+		"ddp: RDMAP reserved bit: reported, accepted");
 	eq_term(siw_ddp_check(b, 18, 18, SIW_DDP_STRICT, &h),
 		SIW_TERM_RDMAP_OP_UNSPEC,
 		"ddp: RDMAP reserved bit, strict -> 0/2/0xff");
 	mk_untagged(b, DDP_UT_L, RDMAP(SIW_RDMAP_SEND), 1, 0, 1, 0);
-	ok(siw_ddp_check(b, 18, 18, 0, &h) == SIW_TERM_OK && h.rsvd_set,
-	   "ddp: RsvdULP set on a plain Send: reported, accepted");
+	ktap_ok(siw_ddp_check(b, 18, 18, 0, &h) == SIW_TERM_OK && h.rsvd_set,
+		"ddp: RsvdULP set on a plain Send: reported, accepted");
 	eq_term(siw_ddp_check(b, 18, 18, SIW_DDP_STRICT, &h),
 		SIW_TERM_RDMAP_OP_UNSPEC,
 		"ddp: RsvdULP set on a plain Send, strict -> 0/2/0xff");
@@ -1388,8 +1364,8 @@ static void test_ddp_sweep(void)
 				good = false;
 		}
 	}
-	ok(good,
-	   "ddp: all 65536 control fields at 9 lengths: OK only when sound");
+	ktap_ok(good,
+		"ddp: all 65536 control fields at 9 lengths: OK only when sound");
 }
 
 /* RFC 7306: Immediate Data, Atomic Request and Response, siw's EXT flag. */
@@ -1411,47 +1387,47 @@ static void test_rfc7306(void)
 
 	/* MPA: the flag, in revision 2 only, negotiated like GSO. */
 	len = mk_rr(b, "MPA ID Req Frame", 0x04, 2, 0, NULL, 0);
-	ok(siw_mpa_parse(b, len, SIW_MPA_REQUEST, SIW_MPA_PARSE_STRICT, &in) ==
-		   SIW_MPA_OK && in.ext && !in.rsvd,
-	   "rfc7306: flag 0x04 of a rev 2 request parsed, not reserved");
+	ktap_ok(siw_mpa_parse(b, len, SIW_MPA_REQUEST, SIW_MPA_PARSE_STRICT, &in) ==
+			SIW_MPA_OK && in.ext && !in.rsvd,
+		"rfc7306: flag 0x04 of a rev 2 request parsed, not reserved");
 	len = mk_rr(b, "MPA ID Req Frame", 0x04, 1, 0, NULL, 0);
-	ok(siw_mpa_parse(b, len, SIW_MPA_REQUEST, 0, &in) == SIW_MPA_OK &&
-	   !in.ext && in.rsvd == 0x04,
-	   "rfc7306: 0x04 in rev 1 is a reserved bit, not the flag");
+	ktap_ok(siw_mpa_parse(b, len, SIW_MPA_REQUEST, 0, &in) == SIW_MPA_OK &&
+		!in.ext && in.rsvd == 0x04,
+		"rfc7306: 0x04 in rev 1 is a reserved bit, not the flag");
 	default_params(&ini);
 	default_params(&rsp);
 	ini.ext = rsp.ext = true;
 	siw_mpa_request_init(&ini, &req);
 	good = siw_mpa_build(&req, b, sizeof(b), &len) == SIW_MPA_OK;
-	ok(good && (b[16] & 0x04), "rfc7306: a rev 2 request carries 0x04");
+	ktap_ok(good && (b[16] & 0x04), "rfc7306: a rev 2 request carries 0x04");
 	siw_mpa_respond(&rsp, &req, &r_res);
 	siw_mpa_reply_init(&r_res, &rep);
 	siw_mpa_check_reply(&ini, &rep, &i_res);
-	ok(r_res.ext && rep.ext && i_res.ext,
-	   "rfc7306: both say it: both use it");
+	ktap_ok(r_res.ext && rep.ext && i_res.ext,
+		"rfc7306: both say it: both use it");
 	rsp.ext = false;
 	siw_mpa_respond(&rsp, &req, &r_res);
 	siw_mpa_reply_init(&r_res, &rep);
 	siw_mpa_check_reply(&ini, &rep, &i_res);
-	ok(!r_res.ext && !rep.ext && !i_res.ext,
-	   "rfc7306: responder off: the reply has no flag, neither uses it");
+	ktap_ok(!r_res.ext && !rep.ext && !i_res.ext,
+		"rfc7306: responder off: the reply has no flag, neither uses it");
 	rsp.ext = true;
 	ini.ext = false;
 	siw_mpa_request_init(&ini, &req);
 	siw_mpa_respond(&rsp, &req, &r_res);
 	siw_mpa_reply_init(&r_res, &rep);
-	ok(!req.ext && !r_res.ext && !rep.ext,
-	   "rfc7306: initiator off (any other peer): nothing in the reply");
+	ktap_ok(!req.ext && !r_res.ext && !rep.ext,
+		"rfc7306: initiator off (any other peer): nothing in the reply");
 	rep.ext = true;
 	siw_mpa_check_reply(&ini, &rep, &i_res);
-	ok(i_res.verdict == SIW_MPA_ACCEPT && !i_res.ext,
-	   "rfc7306: an unasked reply flag is ignored");
+	ktap_ok(i_res.verdict == SIW_MPA_ACCEPT && !i_res.ext,
+		"rfc7306: an unasked reply flag is ignored");
 	ini.ext = true;
 	ini.revision = 1;
 	siw_mpa_request_init(&ini, &req);
 	good = siw_mpa_build(&req, b, sizeof(b), &len) == SIW_MPA_OK;
-	ok(good && !req.ext && !(b[16] & 0x04),
-	   "rfc7306: never in a rev 1 request");
+	ktap_ok(good && !req.ext && !(b[16] & 0x04),
+		"rfc7306: never in a rev 1 request");
 	req.ext = true;
 	eq_mpa(siw_mpa_build(&req, b, sizeof(b), &len), SIW_MPA_E_INVAL,
 	       "rfc7306: encoding it in rev 1 refused");
@@ -1462,15 +1438,15 @@ static void test_rfc7306(void)
 	h.msn = 9;
 	h.imm = siw_imm_word(0xa1b2c3d4, SIW_IMM_FOR_WRITE);
 	n = siw_hdr_encode(&h, f, sizeof(f));
-	ok(n == SIW_IMM_HDR_LEN && f[0] == 0x41 && f[1] == 0x49 &&
-	   siw_get_be32(f + 6) == SIW_QN_SEND && siw_get_be32(f + 14) == 0 &&
-	   siw_get_be32(f + 18) == 0xa1b2c3d4 &&
-	   siw_get_be32(f + 22) == SIW_IMM_FOR_WRITE,
-	   "rfc7306: Immediate Data with SE encoded: QN 0, L, MO 0, 8 bytes");
+	ktap_ok(n == SIW_IMM_HDR_LEN && f[0] == 0x41 && f[1] == 0x49 &&
+		siw_get_be32(f + 6) == SIW_QN_SEND && siw_get_be32(f + 14) == 0 &&
+		siw_get_be32(f + 18) == 0xa1b2c3d4 &&
+		siw_get_be32(f + 22) == SIW_IMM_FOR_WRITE,
+		"rfc7306: Immediate Data with SE encoded: QN 0, L, MO 0, 8 bytes");
 	eq_term(siw_ddp_check(f, n, n, SIW_DDP_STRICT | SIW_DDP_EXT, &rx),
 		SIW_TERM_OK, "rfc7306: Immediate Data accepted where negotiated");
-	ok(rx.opcode == SIW_RDMAP_IMM_SE && rx.msn == 9 && rx.imm == h.imm &&
-	   !rx.payload_len, "rfc7306: Immediate Data decoded");
+	ktap_ok(rx.opcode == SIW_RDMAP_IMM_SE && rx.msn == 9 && rx.imm == h.imm &&
+		!rx.payload_len, "rfc7306: Immediate Data decoded");
 	eq_term(siw_ddp_check(f, n, n, 0, &rx), SIW_TERM_RDMAP_OPCODE,
 		"rfc7306: Immediate Data without the flag: unexpected opcode");
 	eq_u64(siw_ddp_hdr_len(f[0], f[1]), SIW_UNTAGGED_HDR_LEN,
@@ -1512,24 +1488,24 @@ static void test_rfc7306(void)
 	h.atomic.compare = 0x2222;
 	h.atomic.compare_mask = 0xff;
 	n = siw_hdr_encode(&h, f, sizeof(f));
-	ok(n == SIW_ATOMIC_REQ_HDR_LEN && f[1] == 0x4a &&
-	   siw_get_be32(f + 6) == SIW_QN_RREQ && siw_get_be32(f + 18) == 2 &&
-	   siw_get_be32(f + 22) == 0x77 && siw_get_be32(f + 26) == 0x1234 &&
-	   siw_get_be64(f + 30) == 0x1008 && siw_get_be64(f + 38) == 0x1111 &&
-	   siw_get_be64(f + 46) == ~0ULL && siw_get_be64(f + 54) == 0x2222 &&
-	   siw_get_be64(f + 62) == 0xff,
-	   "rfc7306: Atomic Request encoded: QN 1, the 52-byte body in order");
+	ktap_ok(n == SIW_ATOMIC_REQ_HDR_LEN && f[1] == 0x4a &&
+		siw_get_be32(f + 6) == SIW_QN_RREQ && siw_get_be32(f + 18) == 2 &&
+		siw_get_be32(f + 22) == 0x77 && siw_get_be32(f + 26) == 0x1234 &&
+		siw_get_be64(f + 30) == 0x1008 && siw_get_be64(f + 38) == 0x1111 &&
+		siw_get_be64(f + 46) == ~0ULL && siw_get_be64(f + 54) == 0x2222 &&
+		siw_get_be64(f + 62) == 0xff,
+		"rfc7306: Atomic Request encoded: QN 1, the 52-byte body in order");
 	eq_term(siw_ddp_check(f, n, n, SIW_DDP_STRICT | SIW_DDP_EXT, &rx),
 		SIW_TERM_OK, "rfc7306: Atomic Request accepted");
-	ok(!memcmp(&rx.atomic, &h.atomic, sizeof(h.atomic)) && rx.msn == 3,
-	   "rfc7306: Atomic Request decoded");
+	ktap_ok(!memcmp(&rx.atomic, &h.atomic, sizeof(h.atomic)) && rx.msn == 3,
+		"rfc7306: Atomic Request decoded");
 	eq_term(siw_ddp_check(f, n, n + 4, SIW_DDP_EXT, &rx),
 		SIW_TERM_DDP_UT_TOO_LONG, "rfc7306: Atomic Request with payload");
 	f[18] = 0x80;
 	eq_term(siw_ddp_check(f, n, n, SIW_DDP_EXT, &rx), SIW_TERM_OK,
 		"rfc7306: Atomic Request, reserved bits of its opcode word: reported");
-	ok(rx.rsvd_set && rx.atomic.op == SIW_ATOMIC_CMP_SWAP,
-	   "rfc7306: ... as reserved, the opcode still read");
+	ktap_ok(rx.rsvd_set && rx.atomic.op == SIW_ATOMIC_CMP_SWAP,
+		"rfc7306: ... as reserved, the opcode still read");
 	eq_term(siw_ddp_check(f, n, n, SIW_DDP_STRICT | SIW_DDP_EXT, &rx),
 		SIW_TERM_RDMAP_OP_UNSPEC,
 		"rfc7306: ... and refused when strict");
@@ -1542,16 +1518,16 @@ static void test_rfc7306(void)
 	h.atomic_resp.req_id = 0x77;
 	h.atomic_resp.orig = 0x0102030405060708ULL;
 	n = siw_hdr_encode(&h, f, sizeof(f));
-	ok(n == SIW_ATOMIC_RESP_HDR_LEN && f[1] == 0x4b &&
-	   siw_get_be32(f + 6) == SIW_QN_ATOMIC_RESP &&
-	   siw_get_be32(f + 18) == 0x77 &&
-	   siw_get_be64(f + 22) == 0x0102030405060708ULL,
-	   "rfc7306: Atomic Response encoded: QN 3, identifier, value");
+	ktap_ok(n == SIW_ATOMIC_RESP_HDR_LEN && f[1] == 0x4b &&
+		siw_get_be32(f + 6) == SIW_QN_ATOMIC_RESP &&
+		siw_get_be32(f + 18) == 0x77 &&
+		siw_get_be64(f + 22) == 0x0102030405060708ULL,
+		"rfc7306: Atomic Response encoded: QN 3, identifier, value");
 	eq_term(siw_ddp_check(f, n, n, SIW_DDP_STRICT | SIW_DDP_EXT, &rx),
 		SIW_TERM_OK, "rfc7306: Atomic Response accepted");
-	ok(rx.atomic_resp.req_id == 0x77 &&
-	   rx.atomic_resp.orig == 0x0102030405060708ULL,
-	   "rfc7306: Atomic Response decoded");
+	ktap_ok(rx.atomic_resp.req_id == 0x77 &&
+		rx.atomic_resp.orig == 0x0102030405060708ULL,
+		"rfc7306: Atomic Response decoded");
 	eq_term(siw_ddp_check(f, n, n, 0, &rx), SIW_TERM_DDP_UT_INVALID_QN,
 		"rfc7306: QN 3 without the flag: invalid QN");
 	mk_untagged(f, DDP_UT_L, RDMAP(SIW_RDMAP_SEND), 0, SIW_QN_ATOMIC_RESP,
@@ -1646,7 +1622,7 @@ static void test_rfc7306(void)
 		}
 		good &= siw_atomic_result(&a, x) == r;
 	}
-	ok(good, "rfc7306: masked FetchAdd equals a bit-by-bit model (2000)");
+	ktap_ok(good, "rfc7306: masked FetchAdd equals a bit-by-bit model (2000)");
 
 	/* Every control field with the flag: OK only when sound. */
 	good = true;
@@ -1681,7 +1657,7 @@ static void test_rfc7306(void)
 				good = false;
 		}
 	}
-	ok(good, "rfc7306: all 65536 control fields with the flag: OK only when sound");
+	ktap_ok(good, "rfc7306: all 65536 control fields with the flag: OK only when sound");
 }
 
 static void test_msn_mo_len(void)
@@ -1863,14 +1839,14 @@ static void test_term_codes(void)
 		if (!strcmp(siw_term_name(tab[i].c), "unknown"))
 			named = false;
 	}
-	ok(good, "term: %zu codes carry the RFC layer/type/code",
-	   sizeof(tab) / sizeof(tab[0]));
-	ok(named, "term: every code has a name");
-	ok(!siw_term_is_code(SIW_TERM_OK) &&
-	   !siw_term_is_code(SIW_TERM_NEED_MORE) &&
-	   !strcmp(siw_term_name((enum siw_term_code)SIW_TERM(3, 3, 3)),
-		   "unknown"),
-	   "term: OK and NEED_MORE are not codes; strangers are unknown");
+	ktap_ok(good, "term: %zu codes carry the RFC layer/type/code",
+		sizeof(tab) / sizeof(tab[0]));
+	ktap_ok(named, "term: every code has a name");
+	ktap_ok(!siw_term_is_code(SIW_TERM_OK) &&
+		!siw_term_is_code(SIW_TERM_NEED_MORE) &&
+		!strcmp(siw_term_name((enum siw_term_code)SIW_TERM(3, 3, 3)),
+			"unknown"),
+		"term: OK and NEED_MORE are not codes; strangers are unknown");
 }
 
 static void test_term_msg(void)
@@ -1886,22 +1862,22 @@ static void test_term_msg(void)
 	mk_untagged(seg + 2, DDP_UT_L, RDMAP(SIW_RDMAP_SEND), 0, 1, 9, 0);
 	n = siw_term_build(4, SIW_TERM_DDP_UT_INVALID_QN, seg, 20, out,
 			   sizeof(out));
-	ok(n == 42 && out[0] == 0x41 && out[1] == 0x47 && out[9] == 2 &&
-	   out[13] == 4 && out[17] == 0,
-	   "term build: Terminate on QN 2, MSN 4, L set, 42 bytes");
-	ok(out[18] == 0x12 && out[19] == 0x01 && out[20] == 0xc0 &&
-	   out[21] == 0x00,
-	   "term build: control word 1/2/0x01 with M and D");
-	ok(!memcmp(out + 22, seg, 20),
-	   "term build: segment length and header echoed");
-	ok(siw_ddp_check(out, n, n, SIW_DDP_STRICT, &h) == SIW_TERM_OK &&
-	   h.opcode == SIW_RDMAP_TERMINATE && h.msn == 4 && h.payload_len == 20,
-	   "term build: the Terminate passes the receive check");
-	ok(siw_term_decode(out + 18, n - 18, &tm) &&
-	   tm.code == SIW_TERM_DDP_UT_INVALID_QN && tm.seg_len_valid &&
-	   tm.seg_len == 30 && tm.ddp_hdr == out + 24 &&
-	   tm.ddp_hdr_len == 18 && !tm.rdma_hdr && !tm.rsvd_set,
-	   "term decode: code, segment length, DDP header");
+	ktap_ok(n == 42 && out[0] == 0x41 && out[1] == 0x47 && out[9] == 2 &&
+		out[13] == 4 && out[17] == 0,
+		"term build: Terminate on QN 2, MSN 4, L set, 42 bytes");
+	ktap_ok(out[18] == 0x12 && out[19] == 0x01 && out[20] == 0xc0 &&
+		out[21] == 0x00,
+		"term build: control word 1/2/0x01 with M and D");
+	ktap_ok(!memcmp(out + 22, seg, 20),
+		"term build: segment length and header echoed");
+	ktap_ok(siw_ddp_check(out, n, n, SIW_DDP_STRICT, &h) == SIW_TERM_OK &&
+		h.opcode == SIW_RDMAP_TERMINATE && h.msn == 4 && h.payload_len == 20,
+		"term build: the Terminate passes the receive check");
+	ktap_ok(siw_term_decode(out + 18, n - 18, &tm) &&
+		tm.code == SIW_TERM_DDP_UT_INVALID_QN && tm.seg_len_valid &&
+		tm.seg_len == 30 && tm.ddp_hdr == out + 24 &&
+		tm.ddp_hdr_len == 18 && !tm.rdma_hdr && !tm.rsvd_set,
+		"term decode: code, segment length, DDP header");
 
 	/* Echo a Read Request: header and body. */
 	seg[1] = 46;
@@ -1909,48 +1885,48 @@ static void test_term_msg(void)
 	memset(seg + 20, 0x5a, 28);
 	n = siw_term_build(1, SIW_TERM_RDMAP_INVALID_STAG, seg, 48, out,
 			   sizeof(out));
-	ok(n == 70 && out[18] == 0x01 && out[20] == 0xe0 &&
-	   !memcmp(out + 22, seg, 48),
-	   "term build: Read Request echoed with R, 70 bytes");
-	ok(siw_term_decode(out + 18, n - 18, &tm) && tm.rdma_hdr == out + 42 &&
-	   tm.code == SIW_TERM_RDMAP_INVALID_STAG,
-	   "term decode: Read Request body found");
-	ok(!siw_term_decode(out + 18, n - 19, &tm),
-	   "term decode: R announced, body one byte short -> refused");
+	ktap_ok(n == 70 && out[18] == 0x01 && out[20] == 0xe0 &&
+		!memcmp(out + 22, seg, 48),
+		"term build: Read Request echoed with R, 70 bytes");
+	ktap_ok(siw_term_decode(out + 18, n - 18, &tm) && tm.rdma_hdr == out + 42 &&
+		tm.code == SIW_TERM_RDMAP_INVALID_STAG,
+		"term decode: Read Request body found");
+	ktap_ok(!siw_term_decode(out + 18, n - 19, &tm),
+		"term decode: R announced, body one byte short -> refused");
 	n = siw_term_build(1, SIW_TERM_RDMAP_INVALID_STAG, seg, 40, out,
 			   sizeof(out));
-	ok(n == 42 && out[20] == 0xc0,
-	   "term build: incomplete Read Request body is not echoed");
+	ktap_ok(n == 42 && out[20] == 0xc0,
+		"term build: incomplete Read Request body is not echoed");
 
 	/* Echo a Write: 14-byte header. */
 	seg[1] = 100;
 	mk_tagged(seg + 2, DDP_T_L, RDMAP(SIW_RDMAP_WRITE), 7, 0);
 	n = siw_term_build(1, SIW_TERM_DDP_T_BASE_BOUNDS, seg, 16, out,
 			   sizeof(out));
-	ok(n == 38 && siw_term_decode(out + 18, n - 18, &tm) &&
-	   tm.ddp_hdr_len == 14 && tm.code == SIW_TERM_DDP_T_BASE_BOUNDS,
-	   "term: Write echoed with its 14-byte header");
-	ok(!siw_term_decode(out + 18, n - 19, &tm),
-	   "term decode: D announced, header one byte short -> refused");
+	ktap_ok(n == 38 && siw_term_decode(out + 18, n - 18, &tm) &&
+		tm.ddp_hdr_len == 14 && tm.code == SIW_TERM_DDP_T_BASE_BOUNDS,
+		"term: Write echoed with its 14-byte header");
+	ktap_ok(!siw_term_decode(out + 18, n - 19, &tm),
+		"term decode: D announced, header one byte short -> refused");
 
 	n = siw_term_build(1, SIW_TERM_MPA_CRC, NULL, 0, out, sizeof(out));
-	ok(n == 22 && out[18] == 0x20 && out[19] == 0x02 && out[20] == 0 &&
-	   siw_term_decode(out + 18, 4, &tm) && !tm.ddp_hdr &&
-	   tm.code == SIW_TERM_MPA_CRC,
-	   "term: CRC error without headers, 22 bytes");
+	ktap_ok(n == 22 && out[18] == 0x20 && out[19] == 0x02 && out[20] == 0 &&
+		siw_term_decode(out + 18, 4, &tm) && !tm.ddp_hdr &&
+		tm.code == SIW_TERM_MPA_CRC,
+		"term: CRC error without headers, 22 bytes");
 	n = siw_term_build(1, SIW_TERM_DDP_T_BASE_BOUNDS, seg, 10, out,
 			   sizeof(out));
-	ok(n == 22 && out[20] == 0,
-	   "term build: a partial DDP header is not echoed");
-	ok(siw_term_build(1, SIW_TERM_MPA_CRC, NULL, 0, out,
-			  SIW_TERM_ULPDU_MAX - 1) == 0,
-	   "term build: short buffer refused");
-	ok(!siw_term_decode(out + 18, 3, &tm),
-	   "term decode: 3 bytes refused");
+	ktap_ok(n == 22 && out[20] == 0,
+		"term build: a partial DDP header is not echoed");
+	ktap_ok(siw_term_build(1, SIW_TERM_MPA_CRC, NULL, 0, out,
+			       SIW_TERM_ULPDU_MAX - 1) == 0,
+		"term build: short buffer refused");
+	ktap_ok(!siw_term_decode(out + 18, 3, &tm),
+		"term decode: 3 bytes refused");
 	out[20] = 0x1f;
 	out[21] = 0xff;
-	ok(siw_term_decode(out + 18, 4, &tm) && tm.rsvd_set,
-	   "term decode: reserved bits reported");
+	ktap_ok(siw_term_decode(out + 18, 4, &tm) && tm.rsvd_set,
+		"term decode: reserved bits reported");
 }
 
 /* ------------------------------------------------------------------ */
@@ -2005,12 +1981,12 @@ static void test_random(void)
 			good = false;
 		free(b);
 	}
-	ok(good, "random: %u random frames through every parser", ROUNDS);
+	ktap_ok(good, "random: %u random frames through every parser", ROUNDS);
 }
 
 int main(void)
 {
-	printf("TAP version 13\n");
+	ktap_header();
 	test_crc32c();
 	test_mpa_parse();
 	test_mpa_v2();
@@ -2030,6 +2006,5 @@ int main(void)
 	test_term_codes();
 	test_term_msg();
 	test_random();
-	printf("1..%u\n", n_tests);
-	return n_failed ? 1 : 0;
+	return ktap_finished();
 }

@@ -6,28 +6,11 @@
  * with Invalidate, a Read's completion and the peer's Terminate; and what
  * each decision asks the receiver for, in which order. Prints TAP.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "rx_decide.h"
-
-static unsigned int n_tests, n_failed;
-
-static void __attribute__((format(printf, 2, 3)))
-ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	n_tests++;
-	if (!cond)
-		n_failed++;
-	printf("%sok %u - ", cond ? "" : "not ", n_tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
+#include "ktap.h"
 
 /* What the receiver would find, and what the decision asked of it. */
 struct world {
@@ -177,30 +160,30 @@ static void test_write(void)
 	struct siw_rx_dec d;
 
 	snap_init(&s);
-	ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "M") &&
-	   d.place == SIW_RX_PLACE_TAGGED && d.mem.to == 0x1800 &&
-	   w.mem_req.kind == SIW_RX_MEM_WRITE_SINK && w.mem_req.stag == 0x42 &&
-	   w.mem_req.len == 0x800,
-	   "write: asks for the STag's memory (remote write), placed at TO");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "M") &&
+		d.place == SIW_RX_PLACE_TAGGED && d.mem.to == 0x1800 &&
+		w.mem_req.kind == SIW_RX_MEM_WRITE_SINK && w.mem_req.stag == 0x42 &&
+		w.mem_req.len == 0x800,
+		"write: asks for the STag's memory (remote write), placed at TO");
 	h.payload_len++;
-	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_BASE_BOUNDS &&
-	   d.place == SIW_RX_PLACE_NONE,
-	   "write: one byte past the region: DDP base/bounds, nothing placed");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_BASE_BOUNDS &&
+		d.place == SIW_RX_PLACE_NONE,
+		"write: one byte past the region: DDP base/bounds, nothing placed");
 	w.mem.valid = false;
-	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_INVALID_STAG,
-	   "write: invalid STag: DDP invalid STag");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_INVALID_STAG,
+		"write: invalid STag: DDP invalid STag");
 	h.payload_len = 0;
-	ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "M"),
-	   "write: zero bytes: the STag is looked up, never checked");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "M"),
+		"write: zero bytes: the STag is looked up, never checked");
 	w.mem = good_mem;
 	w.mem.access = false;
 	h.payload_len = 1;
-	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_ACCESS,
-	   "write: no remote write right: RDMAP access violation");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_ACCESS,
+		"write: no remote write right: RDMAP access violation");
 	w.mem = good_mem;
 	w.mem.same_pd = false;
-	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_STAG_NOT_ASSOC,
-	   "write: another PD's STag: DDP STag not associated");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_STAG_NOT_ASSOC,
+		"write: another PD's STag: DDP STag not associated");
 }
 
 static void test_read_resp(void)
@@ -214,54 +197,54 @@ static void test_read_resp(void)
 	struct siw_rx_dec d;
 
 	snap_init(&s);
-	ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "OM") &&
-	   d.place == SIW_RX_PLACE_TAGGED &&
-	   w.mem_req.kind == SIW_RX_MEM_READ_SINK && d.mem.to == 0x1100,
-	   "read response: the oldest Read's sink at the offset reached, "
-	   "then its memory (local write)");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "OM") &&
+		d.place == SIW_RX_PLACE_TAGGED &&
+		w.mem_req.kind == SIW_RX_MEM_READ_SINK && d.mem.to == 0x1100,
+		"read response: the oldest Read's sink at the offset reached, "
+		"then its memory (local write)");
 	h.to = 0x1000;
-	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_INVALID_STAG &&
-	   !strcmp(w.asked, "O"),
-	   "read response: at the sink's start after 256 bytes: invalid "
-	   "STag, no memory looked up");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_INVALID_STAG &&
+		!strcmp(w.asked, "O"),
+		"read response: at the sink's start after 256 bytes: invalid "
+		"STag, no memory looked up");
 	h.to = 0x1100;
 	h.payload_len = 0x201;
-	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_BASE_BOUNDS,
-	   "read response: one byte more than the Read has left: bounds");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_BASE_BOUNDS,
+		"read response: one byte more than the Read has left: bounds");
 	h.stag = 0x78;
 	h.payload_len = 0x10;
-	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_INVALID_STAG,
-	   "read response: another STag than the sink's: invalid STag");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_INVALID_STAG,
+		"read response: another STag than the sink's: invalid STag");
 	w.orq_have = false;
-	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OPCODE,
-	   "read response: no Read outstanding: unexpected opcode");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OPCODE,
+		"read response: no Read outstanding: unexpected opcode");
 	w.orq_have = true;
 	h.stag = 0x77;
 	h.payload_len = 0;
-	ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "O") &&
-	   d.place == SIW_RX_PLACE_NONE,
-	   "read response: zero bytes: no memory looked up, nothing placed");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "O") &&
+		d.place == SIW_RX_PLACE_NONE,
+		"read response: zero bytes: no memory looked up, nothing placed");
 	w.orq_done = 0x400;
 	h.payload_len = 1;
-	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_BASE_BOUNDS,
-	   "read response: done bytes past the Read's length: bounds");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_BASE_BOUNDS,
+		"read response: done bytes past the Read's length: bounds");
 
 	/* A Read into several SGEs: the receiver places into the list. */
 	w.orq_sgl = true;
 	w.orq_done = 0x100;
 	h.to = 0x1100;
 	h.payload_len = 0x100;
-	ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "O") &&
-	   d.place == SIW_RX_PLACE_READ_SGL && d.sgl_off == 0x100,
-	   "read response, SGE list: placed at the Read's offset 0x100, "
-	   "no tagged memory looked up");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "O") &&
+		d.place == SIW_RX_PLACE_READ_SGL && d.sgl_off == 0x100,
+		"read response, SGE list: placed at the Read's offset 0x100, "
+		"no tagged memory looked up");
 	h.to = 0x1000;
-	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_INVALID_STAG,
-	   "read response, SGE list: out of sequence: invalid STag");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_INVALID_STAG,
+		"read response, SGE list: out of sequence: invalid STag");
 	h.to = 0x1100;
 	h.payload_len = 0x201;
-	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_BASE_BOUNDS,
-	   "read response, SGE list: past the Read's whole length: bounds");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_DDP_T_BASE_BOUNDS,
+		"read response, SGE list: past the Read's whole length: bounds");
 }
 
 static void test_send(void)
@@ -274,32 +257,32 @@ static void test_send(void)
 
 	snap_init(&s);
 	s.mo = 77;	/* left over from the last message */
-	ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "R") &&
-	   d.place == SIW_RX_PLACE_RQE && d.mo == 0,
-	   "send: the first segment takes a receive element, MO starts at 0");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "R") &&
+		d.place == SIW_RX_PLACE_RQE && d.mo == 0,
+		"send: the first segment takes a receive element, MO starts at 0");
 	h.msn = 6;
-	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_RANGE &&
-	   !strcmp(w.asked, "R"),
-	   "send: the next MSN but one: out of range (after the element "
-	   "was taken)");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_RANGE &&
+		!strcmp(w.asked, "R"),
+		"send: the next MSN but one: out of range (after the element "
+		"was taken)");
 	h.msn = 5;
 	w.rqe_posted = false;
-	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_NO_BUF,
-	   "send: nothing posted: no buffer");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_NO_BUF,
+		"send: nothing posted: no buffer");
 	h.mo = 100;
-	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_NO_BUF &&
-	   !w.asked[0],
-	   "send: a middle segment with no message begun: no buffer, no "
-	   "element taken");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_NO_BUF &&
+		!w.asked[0],
+		"send: a middle segment with no message begun: no buffer, no "
+		"element taken");
 	h.msn = 4;
-	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_RANGE,
-	   "send: a middle segment of an old MSN: out of range");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_RANGE,
+		"send: a middle segment of an old MSN: out of range");
 	h.msn = 5;
 	h.mo = 0;
 	w.rqe_posted = true;
 	h.payload_len = 301;
-	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_TOO_LONG,
-	   "send: longer than the element: too long");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_TOO_LONG,
+		"send: longer than the element: too long");
 
 	held = s;
 	held.rqe_held = true;
@@ -307,21 +290,21 @@ static void test_send(void)
 	held.mo = 100;
 	h.mo = 100;
 	h.payload_len = 200;
-	ok(run(&w, held, &h, &d) == SIW_TERM_OK && !w.asked[0] &&
-	   d.place == SIW_RX_PLACE_RQE && d.mo == 100,
-	   "send: the next segment goes to the held element, none taken");
+	ktap_ok(run(&w, held, &h, &d) == SIW_TERM_OK && !w.asked[0] &&
+		d.place == SIW_RX_PLACE_RQE && d.mo == 100,
+		"send: the next segment goes to the held element, none taken");
 	h.payload_len = 201;
-	ok(run(&w, held, &h, &d) == SIW_TERM_DDP_UT_TOO_LONG,
-	   "send: the next segment one byte past the element: too long");
+	ktap_ok(run(&w, held, &h, &d) == SIW_TERM_DDP_UT_TOO_LONG,
+		"send: the next segment one byte past the element: too long");
 	h.mo = 99;
 	h.payload_len = 1;
-	ok(run(&w, held, &h, &d) == SIW_TERM_DDP_UT_INVALID_MO,
-	   "send: a segment at another MO than the one that follows: "
-	   "invalid MO");
+	ktap_ok(run(&w, held, &h, &d) == SIW_TERM_DDP_UT_INVALID_MO,
+		"send: a segment at another MO than the one that follows: "
+		"invalid MO");
 	h.mo = 100;
 	h.msn = 6;
-	ok(run(&w, held, &h, &d) == SIW_TERM_DDP_UT_MSN_RANGE,
-	   "send: the held message's segment with another MSN: out of range");
+	ktap_ok(run(&w, held, &h, &d) == SIW_TERM_DDP_UT_MSN_RANGE,
+		"send: the held message's segment with another MSN: out of range");
 }
 
 static void test_read_req(void)
@@ -336,37 +319,37 @@ static void test_read_req(void)
 	struct siw_rx_dec d;
 
 	snap_init(&s);
-	ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "IM") &&
-	   w.mem_req.kind == SIW_RX_MEM_READ_SOURCE &&
-	   w.mem_req.stag == 0x55 && d.place == SIW_RX_PLACE_NONE,
-	   "read request: within the IRD, its source checked (remote read)");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "IM") &&
+		w.mem_req.kind == SIW_RX_MEM_READ_SOURCE &&
+		w.mem_req.stag == 0x55 && d.place == SIW_RX_PLACE_NONE,
+		"read request: within the IRD, its source checked (remote read)");
 	h.msn = 10;
-	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_RANGE && !w.asked[0],
-	   "read request: wrong MSN: out of range, IRD not looked at");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_RANGE && !w.asked[0],
+		"read request: wrong MSN: out of range, IRD not looked at");
 	h.msn = 9;
 	w.irq_queued = 2;
-	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_CATASTROPHIC_STREAM &&
-	   !strcmp(w.asked, "I"),
-	   "read request: IRD in use: catastrophic, localized to the stream");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_CATASTROPHIC_STREAM &&
+		!strcmp(w.asked, "I"),
+		"read request: IRD in use: catastrophic, localized to the stream");
 	w.irq_queued = 1;
 	w.ird = 8;
 	w.irq_size = 1;
-	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_CATASTROPHIC_STREAM,
-	   "read request: the IRD is capped by the queue's slots");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_CATASTROPHIC_STREAM,
+		"read request: the IRD is capped by the queue's slots");
 	w.irq_size = 4;
 	h.rreq.size = 0x101;
-	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_BASE_BOUNDS,
-	   "read request: source one byte past the region: RDMAP bounds");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_BASE_BOUNDS,
+		"read request: source one byte past the region: RDMAP bounds");
 	w.mem.access = false;
 	h.rreq.size = 1;
-	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_ACCESS,
-	   "read request: no remote read right: RDMAP access violation");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_ACCESS,
+		"read request: no remote read right: RDMAP access violation");
 	w.mem.valid = false;
-	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_INVALID_STAG,
-	   "read request: invalid source STag: RDMAP invalid STag");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_INVALID_STAG,
+		"read request: invalid source STag: RDMAP invalid STag");
 	h.rreq.size = 0;
-	ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "I"),
-	   "read request: zero bytes: no memory looked up");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "I"),
+		"read request: zero bytes: no memory looked up");
 }
 
 static void test_rtr(void)
@@ -385,41 +368,41 @@ static void test_rtr(void)
 
 	snap_init(&s);
 	s.rtr_await = SIW_RTR_WRITE;
-	ok(run(&w, s, &wr, &d) == SIW_TERM_OK && d.rtr_frame && !w.asked[0],
-	   "rtr: the awaited zero-length Write, no STag looked up");
+	ktap_ok(run(&w, s, &wr, &d) == SIW_TERM_OK && d.rtr_frame && !w.asked[0],
+		"rtr: the awaited zero-length Write, no STag looked up");
 	wr.last = false;
-	ok(run(&w, s, &wr, &d) == SIW_TERM_MPA_NO_RTR,
-	   "rtr: a Write RTR without L: no matching RTR");
+	ktap_ok(run(&w, s, &wr, &d) == SIW_TERM_MPA_NO_RTR,
+		"rtr: a Write RTR without L: no matching RTR");
 	wr.last = true;
 	wr.payload_len = 1;
-	ok(run(&w, s, &wr, &d) == SIW_TERM_MPA_NO_RTR,
-	   "rtr: a Write RTR with a byte: no matching RTR");
-	ok(run(&w, s, &sd, &d) == SIW_TERM_MPA_NO_RTR && !w.asked[0],
-	   "rtr: a Send when a Write is awaited: no matching RTR");
-	ok(run(&w, s, &tm, &d) == SIW_TERM_OK &&
-	   d.place == SIW_RX_PLACE_TERM && !d.rtr_frame,
-	   "rtr: a Terminate is taken while an RTR is awaited");
+	ktap_ok(run(&w, s, &wr, &d) == SIW_TERM_MPA_NO_RTR,
+		"rtr: a Write RTR with a byte: no matching RTR");
+	ktap_ok(run(&w, s, &sd, &d) == SIW_TERM_MPA_NO_RTR && !w.asked[0],
+		"rtr: a Send when a Write is awaited: no matching RTR");
+	ktap_ok(run(&w, s, &tm, &d) == SIW_TERM_OK &&
+		d.place == SIW_RX_PLACE_TERM && !d.rtr_frame,
+		"rtr: a Terminate is taken while an RTR is awaited");
 	s.rtr_await = SIW_RTR_READ;
-	ok(run(&w, s, &rd, &d) == SIW_TERM_OK && d.rtr_frame &&
-	   !strcmp(w.asked, "I"),
-	   "rtr: the awaited zero-length Read goes on as a Read Request");
+	ktap_ok(run(&w, s, &rd, &d) == SIW_TERM_OK && d.rtr_frame &&
+		!strcmp(w.asked, "I"),
+		"rtr: the awaited zero-length Read goes on as a Read Request");
 	w.irq_queued = 1;
-	ok(run(&w, s, &rd, &d) == SIW_TERM_RDMAP_CATASTROPHIC_STREAM,
-	   "rtr: a Read RTR counts against the IRD");
+	ktap_ok(run(&w, s, &rd, &d) == SIW_TERM_RDMAP_CATASTROPHIC_STREAM,
+		"rtr: a Read RTR counts against the IRD");
 	rd.rreq.size = 1;
-	ok(run(&w, s, &rd, &d) == SIW_TERM_MPA_NO_RTR,
-	   "rtr: a Read RTR of one byte: no matching RTR");
+	ktap_ok(run(&w, s, &rd, &d) == SIW_TERM_MPA_NO_RTR,
+		"rtr: a Read RTR of one byte: no matching RTR");
 	s.rtr_await = SIW_RTR_SEND;
-	ok(run(&w, s, &sd, &d) == SIW_TERM_OK && d.rtr_frame &&
-	   !w.asked[0] && d.place == SIW_RX_PLACE_NONE,
-	   "rtr: the awaited zero-length Send takes no receive element");
+	ktap_ok(run(&w, s, &sd, &d) == SIW_TERM_OK && d.rtr_frame &&
+		!w.asked[0] && d.place == SIW_RX_PLACE_NONE,
+		"rtr: the awaited zero-length Send takes no receive element");
 	sd.msn = 6;
-	ok(run(&w, s, &sd, &d) == SIW_TERM_DDP_UT_MSN_RANGE,
-	   "rtr: a Send RTR with the wrong MSN: out of range");
+	ktap_ok(run(&w, s, &sd, &d) == SIW_TERM_DDP_UT_MSN_RANGE,
+		"rtr: a Send RTR with the wrong MSN: out of range");
 	sd.msn = 5;
 	sd.mo = 4;
-	ok(run(&w, s, &sd, &d) == SIW_TERM_MPA_NO_RTR,
-	   "rtr: a Send RTR at MO 4: no matching RTR");
+	ktap_ok(run(&w, s, &sd, &d) == SIW_TERM_MPA_NO_RTR,
+		"rtr: a Send RTR at MO 4: no matching RTR");
 }
 
 static void test_other(void)
@@ -431,14 +414,14 @@ static void test_other(void)
 	struct siw_rx_dec d;
 
 	snap_init(&s);
-	ok(run(&w, s, &h, &d) == SIW_TERM_OK && d.place == SIW_RX_PLACE_TERM &&
-	   !w.asked[0], "terminate: kept, nothing looked up");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_OK && d.place == SIW_RX_PLACE_TERM &&
+		!w.asked[0], "terminate: kept, nothing looked up");
 	h.opcode = 0xc;
-	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OPCODE,
-	   "a reserved opcode: unexpected opcode");
-	ok(!strcmp(siw_rx_need_name(SIW_RX_NEED_INVAL), "invalidation") &&
-	   !strcmp(siw_rx_need_name(SIW_RX_NEED_NUM), "?"),
-	   "need names, and none past the last");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OPCODE,
+		"a reserved opcode: unexpected opcode");
+	ktap_ok(!strcmp(siw_rx_need_name(SIW_RX_NEED_INVAL), "invalidation") &&
+		!strcmp(siw_rx_need_name(SIW_RX_NEED_NUM), "?"),
+		"need names, and none past the last");
 }
 
 static void test_end_send(void)
@@ -453,42 +436,42 @@ static void test_end_send(void)
 	s.rqe_held = true;
 	s.mo = 100;
 	end(&w, &s, &h, &e);
-	ok(e.mo == 150 && e.msn[SIW_QN_SEND] == 5 && !e.rqe_complete &&
-	   !w.asked[0], "send end: a middle segment moves MO on, no more");
+	ktap_ok(e.mo == 150 && e.msn[SIW_QN_SEND] == 5 && !e.rqe_complete &&
+		!w.asked[0], "send end: a middle segment moves MO on, no more");
 	h.last = true;
 	snap_init(&s);
 	s.rqe_held = true;
 	s.mo = 100;
 	end(&w, &s, &h, &e);
-	ok(e.msn[SIW_QN_SEND] == 6 && e.rqe_complete &&
-	   e.rqe_status == SIW_RX_WC_SUCCESS && e.rqe_se == SIW_RX_SE_CLEAR &&
-	   !e.rqe_inval && e.code == SIW_TERM_OK && !w.asked[0],
-	   "send end: the last segment completes the receive, MSN + 1");
+	ktap_ok(e.msn[SIW_QN_SEND] == 6 && e.rqe_complete &&
+		e.rqe_status == SIW_RX_WC_SUCCESS && e.rqe_se == SIW_RX_SE_CLEAR &&
+		!e.rqe_inval && e.code == SIW_TERM_OK && !w.asked[0],
+		"send end: the last segment completes the receive, MSN + 1");
 	h.opcode = SIW_RDMAP_SEND_SE;
 	end(&w, &s, &h, &e);
-	ok(e.rqe_complete && e.rqe_se == SIW_RX_SE_SET,
-	   "send end: with SE the completion is solicited");
+	ktap_ok(e.rqe_complete && e.rqe_se == SIW_RX_SE_SET,
+		"send end: with SE the completion is solicited");
 	h.opcode = SIW_RDMAP_SEND_SE_INV;
 	h.rsvd_ulp = 0xabcd;
 	end(&w, &s, &h, &e);
-	ok(!strcmp(w.asked, "V") && w.inval_stag == 0xabcd &&
-	   e.rqe_complete && e.rqe_status == SIW_RX_WC_SUCCESS &&
-	   e.rqe_inval == 0xabcd && e.rqe_se == SIW_RX_SE_SET,
-	   "send end: with Invalidate the STag goes first and is reported");
+	ktap_ok(!strcmp(w.asked, "V") && w.inval_stag == 0xabcd &&
+		e.rqe_complete && e.rqe_status == SIW_RX_WC_SUCCESS &&
+		e.rqe_inval == 0xabcd && e.rqe_se == SIW_RX_SE_SET,
+		"send end: with Invalidate the STag goes first and is reported");
 	w.inval_ok = false;
 	s.known = 0;
 	end(&w, &s, &h, &e);
-	ok(e.rqe_complete && e.rqe_status == SIW_RX_WC_REM_INV_REQ_ERR &&
-	   !e.rqe_inval && e.rqe_se == SIW_RX_SE_KEEP &&
-	   e.code == SIW_TERM_RDMAP_PROT_INVALIDATE &&
-	   e.msn[SIW_QN_SEND] == 6,
-	   "send end: an STag that cannot be invalidated fails the receive "
-	   "and terminates (protection, STag cannot be invalidated)");
+	ktap_ok(e.rqe_complete && e.rqe_status == SIW_RX_WC_REM_INV_REQ_ERR &&
+		!e.rqe_inval && e.rqe_se == SIW_RX_SE_KEEP &&
+		e.code == SIW_TERM_RDMAP_PROT_INVALIDATE &&
+		e.msn[SIW_QN_SEND] == 6,
+		"send end: an STag that cannot be invalidated fails the receive "
+		"and terminates (protection, STag cannot be invalidated)");
 	h.last = false;
 	s.known = 0;
 	end(&w, &s, &h, &e);
-	ok(!w.asked[0] && !e.rqe_complete,
-	   "send end: invalidation waits for the last segment");
+	ktap_ok(!w.asked[0] && !e.rqe_complete,
+		"send end: invalidation waits for the last segment");
 }
 
 static void test_end_read(void)
@@ -502,67 +485,67 @@ static void test_end_read(void)
 
 	snap_init(&s);
 	end(&w, &s, &h, &e);
-	ok(!strcmp(w.asked, "P") && w.orq_add == 64 && !w.orq_pop &&
-	   !e.read_complete && !e.tx_schedule,
-	   "read end: a middle segment adds its bytes to the Read");
+	ktap_ok(!strcmp(w.asked, "P") && w.orq_add == 64 && !w.orq_pop &&
+		!e.read_complete && !e.tx_schedule,
+		"read end: a middle segment adds its bytes to the Read");
 	h.last = true;
 	w.orq_done = 64;
 	snap_init(&s);
 	end(&w, &s, &h, &e);
-	ok(w.orq_pop && e.read_complete && e.read_bytes == 128 &&
-	   e.read_status == SIW_RX_WC_SUCCESS && e.tx_schedule && !e.fatal &&
-	   e.code == SIW_TERM_OK,
-	   "read end: the last segment completes the Read, the SQ goes on");
+	ktap_ok(w.orq_pop && e.read_complete && e.read_bytes == 128 &&
+		e.read_status == SIW_RX_WC_SUCCESS && e.tx_schedule && !e.fatal &&
+		e.code == SIW_TERM_OK,
+		"read end: the last segment completes the Read, the SQ goes on");
 	w.orq_inv = true;
 	snap_init(&s);
 	end(&w, &s, &h, &e);
-	ok(!strcmp(w.asked, "PV") && w.inval_stag == 0x77 &&
-	   e.read_status == SIW_RX_WC_SUCCESS,
-	   "read end: Read with local invalidate invalidates the sink");
+	ktap_ok(!strcmp(w.asked, "PV") && w.inval_stag == 0x77 &&
+		e.read_status == SIW_RX_WC_SUCCESS,
+		"read end: Read with local invalidate invalidates the sink");
 	w.inval_ok = false;
 	snap_init(&s);
 	end(&w, &s, &h, &e);
-	ok(e.read_complete && e.read_status == SIW_RX_WC_LOC_PROT_ERR &&
-	   e.fatal && !e.tx_schedule,
-	   "read end: a sink that cannot be invalidated fails Read and QP");
+	ktap_ok(e.read_complete && e.read_status == SIW_RX_WC_LOC_PROT_ERR &&
+		e.fatal && !e.tx_schedule,
+		"read end: a sink that cannot be invalidated fails Read and QP");
 	w.inval_ok = true;
 	/* Answered short: half of it, then nothing at all. */
 	w.orq_done = 0;
 	snap_init(&s);
 	end(&w, &s, &h, &e);
-	ok(!strcmp(w.asked, "P") && e.read_complete &&
-	   e.read_status == SIW_RX_WC_LOC_LEN_ERR && e.read_bytes == 64 &&
-	   e.code == SIW_TERM_DDP_T_BASE_BOUNDS && !e.tx_schedule,
-	   "read end: a response of half the length fails the Read with the "
-	   "bytes placed, terminates (DDP base or bounds), invalidates nothing");
+	ktap_ok(!strcmp(w.asked, "P") && e.read_complete &&
+		e.read_status == SIW_RX_WC_LOC_LEN_ERR && e.read_bytes == 64 &&
+		e.code == SIW_TERM_DDP_T_BASE_BOUNDS && !e.tx_schedule,
+		"read end: a response of half the length fails the Read with the "
+		"bytes placed, terminates (DDP base or bounds), invalidates nothing");
 	h.payload_len = 0;
 	snap_init(&s);
 	end(&w, &s, &h, &e);
-	ok(e.read_complete && e.read_status == SIW_RX_WC_LOC_LEN_ERR &&
-	   e.read_bytes == 0 && e.code == SIW_TERM_DDP_T_BASE_BOUNDS,
-	   "read end: an empty last segment of a Read of 128 bytes fails it");
+	ktap_ok(e.read_complete && e.read_status == SIW_RX_WC_LOC_LEN_ERR &&
+		e.read_bytes == 0 && e.code == SIW_TERM_DDP_T_BASE_BOUNDS,
+		"read end: an empty last segment of a Read of 128 bytes fails it");
 	w.orq_done = 127;
 	h.payload_len = 0;
 	snap_init(&s);
 	end(&w, &s, &h, &e);
-	ok(e.read_complete && e.read_status == SIW_RX_WC_LOC_LEN_ERR &&
-	   e.read_bytes == 127 && e.code == SIW_TERM_DDP_T_BASE_BOUNDS,
-	   "read end: one byte missing fails it");
+	ktap_ok(e.read_complete && e.read_status == SIW_RX_WC_LOC_LEN_ERR &&
+		e.read_bytes == 127 && e.code == SIW_TERM_DDP_T_BASE_BOUNDS,
+		"read end: one byte missing fails it");
 	w.orq_inv = false;
 	w.orq_done = 0;
 	w.orq_len = 0;
 	snap_init(&s);
 	end(&w, &s, &h, &e);
-	ok(e.read_complete && e.read_status == SIW_RX_WC_SUCCESS &&
-	   !e.read_bytes && e.code == SIW_TERM_OK && e.tx_schedule,
-	   "read end: a zero-length Read answered empty completes");
+	ktap_ok(e.read_complete && e.read_status == SIW_RX_WC_SUCCESS &&
+		!e.read_bytes && e.code == SIW_TERM_OK && e.tx_schedule,
+		"read end: a zero-length Read answered empty completes");
 	w.orq_len = 128;
 	h.payload_len = 64;
 	w.orq_rtr = true;
 	snap_init(&s);
 	end(&w, &s, &h, &e);
-	ok(!e.read_complete && e.rtr_answered && e.tx_schedule,
-	   "read end: our RTR answered completes nothing");
+	ktap_ok(!e.read_complete && e.rtr_answered && e.tx_schedule,
+		"read end: our RTR answered completes nothing");
 }
 
 static void test_end_other(void)
@@ -581,47 +564,47 @@ static void test_end_other(void)
 
 	snap_init(&s);
 	end(&w, &s, &wr, &e);
-	ok(!w.asked[0] && !e.tx_schedule && !e.fatal && e.mo == s.mo &&
-	   !memcmp(e.msn, s.msn, sizeof(e.msn)),
-	   "write end: nothing completes, no state moves");
+	ktap_ok(!w.asked[0] && !e.tx_schedule && !e.fatal && e.mo == s.mo &&
+		!memcmp(e.msn, s.msn, sizeof(e.msn)),
+		"write end: nothing completes, no state moves");
 	end(&w, &s, &rq, &e);
-	ok(e.msn[SIW_QN_RREQ] == 10 && e.irq_push && e.tx_schedule,
-	   "read request end: MSN + 1, queued for its Response");
+	ktap_ok(e.msn[SIW_QN_RREQ] == 10 && e.irq_push && e.tx_schedule,
+		"read request end: MSN + 1, queued for its Response");
 	end(&w, &s, &tm, &e);
-	ok(!strcmp(w.asked, "P") && w.orq_pop && !w.orq_add &&
-	   e.peer_term && e.read_complete &&
-	   e.read_status == SIW_RX_WC_REM_ACCESS_ERR && !e.read_bytes &&
-	   e.stream_dead && e.fatal,
-	   "terminate end: the oldest Read fails (remote access), the QP "
-	   "and the stream end");
+	ktap_ok(!strcmp(w.asked, "P") && w.orq_pop && !w.orq_add &&
+		e.peer_term && e.read_complete &&
+		e.read_status == SIW_RX_WC_REM_ACCESS_ERR && !e.read_bytes &&
+		e.stream_dead && e.fatal,
+		"terminate end: the oldest Read fails (remote access), the QP "
+		"and the stream end");
 	w.orq_have = false;
 	snap_init(&s);
 	end(&w, &s, &tm, &e);
-	ok(e.peer_term && !e.read_complete && e.fatal,
-	   "terminate end: no Read outstanding, none completed");
+	ktap_ok(e.peer_term && !e.read_complete && e.fatal,
+		"terminate end: no Read outstanding, none completed");
 	w.orq_have = true;
 	w.orq_rtr = true;
 	snap_init(&s);
 	end(&w, &s, &tm, &e);
-	ok(!e.read_complete && e.fatal,
-	   "terminate end: the RTR Read has no request to complete");
+	ktap_ok(!e.read_complete && e.fatal,
+		"terminate end: the RTR Read has no request to complete");
 
 	snap_init(&s);
 	s.rtr_await = SIW_RTR_SEND;
 	s.rtr_frame = true;
 	end(&w, &s, &sd, &e);
-	ok(e.rtr_received && !e.rtr_await && e.msn[SIW_QN_SEND] == 6 &&
-	   !e.rqe_complete,
-	   "rtr end: a Send RTR takes its MSN, completes no receive");
+	ktap_ok(e.rtr_received && !e.rtr_await && e.msn[SIW_QN_SEND] == 6 &&
+		!e.rqe_complete,
+		"rtr end: a Send RTR takes its MSN, completes no receive");
 	s.rtr_await = SIW_RTR_WRITE;
 	wr.payload_len = 0;
 	end(&w, &s, &wr, &e);
-	ok(e.rtr_received && !e.rtr_await && !e.tx_schedule,
-	   "rtr end: a Write RTR only lets the QP transmit");
+	ktap_ok(e.rtr_received && !e.rtr_await && !e.tx_schedule,
+		"rtr end: a Write RTR only lets the QP transmit");
 	s.rtr_await = SIW_RTR_READ;
 	end(&w, &s, &rq, &e);
-	ok(e.rtr_received && e.irq_push && e.msn[SIW_QN_RREQ] == 10,
-	   "rtr end: a Read RTR is queued for its Response");
+	ktap_ok(e.rtr_received && e.irq_push && e.msn[SIW_QN_RREQ] == 10,
+		"rtr end: a Read RTR is queued for its Response");
 }
 
 /* RFC 7306: Immediate Data, Atomic Request and Response. */
@@ -636,19 +619,19 @@ static void test_rfc7306(void)
 
 	snap_init(&s);
 	h.imm = siw_imm_word(0xabcd, SIW_IMM_FOR_SEND);
-	ok(run(&w, s, &h, &d) == SIW_TERM_OK && !w.asked[0] &&
-	   d.place == SIW_RX_PLACE_NONE,
-	   "imm for a Send: no receive taken, nothing placed");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_OK && !w.asked[0] &&
+		d.place == SIW_RX_PLACE_NONE,
+		"imm for a Send: no receive taken, nothing placed");
 	end(&w, &s, &h, &e);
-	ok(e.imm_pending && e.imm_pending_val == 0xabcd && !e.rqe_complete &&
-	   e.msn[SIW_QN_SEND] == 6,
-	   "imm for a Send: kept for it, its MSN used");
+	ktap_ok(e.imm_pending && e.imm_pending_val == 0xabcd && !e.rqe_complete &&
+		e.msn[SIW_QN_SEND] == 6,
+		"imm for a Send: kept for it, its MSN used");
 	s.msn[SIW_QN_SEND] = 6;
 	s.imm_pending = true;
 	s.imm_pending_val = 0xabcd;
 	h.msn = 6;
-	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OPCODE,
-	   "imm while one waits for its Send: unexpected opcode");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OPCODE,
+		"imm while one waits for its Send: unexpected opcode");
 	{
 		struct siw_hdr sh = { .opcode = SIW_RDMAP_SEND_SE,
 				      .qn = SIW_QN_SEND, .last = true,
@@ -657,10 +640,10 @@ static void test_rfc7306(void)
 		s.rqe_held = true;
 		s.rqe_len = 64;
 		end(&w, &s, &sh, &e);
-		ok(e.rqe_complete && e.rqe_imm && e.rqe_imm_val == 0xabcd &&
-		   !e.rqe_rdma_imm && !e.imm_pending &&
-		   e.rqe_se == SIW_RX_SE_SET,
-		   "the Send after it completes with the immediate");
+		ktap_ok(e.rqe_complete && e.rqe_imm && e.rqe_imm_val == 0xabcd &&
+			!e.rqe_rdma_imm && !e.imm_pending &&
+			e.rqe_se == SIW_RX_SE_SET,
+			"the Send after it completes with the immediate");
 		s.rqe_held = false;
 	}
 	snap_init(&s);
@@ -668,45 +651,45 @@ static void test_rfc7306(void)
 	h.opcode = SIW_RDMAP_IMM_SE;
 	h.imm = siw_imm_word(0x77, SIW_IMM_FOR_WRITE);
 	s.write_last_len = 3000;
-	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OPCODE && !w.asked[0],
-	   "imm ending a Write, but no Write just ended: unexpected opcode");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OPCODE && !w.asked[0],
+		"imm ending a Write, but no Write just ended: unexpected opcode");
 	s.write_ended = true;
-	ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "R"),
-	   "imm ending a Write: takes a receive");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "R"),
+		"imm ending a Write: takes a receive");
 	s.rqe_held = true;
 	end(&w, &s, &h, &e);
-	ok(e.rqe_complete && e.rqe_imm && e.rqe_imm_val == 0x77 &&
-	   e.rqe_rdma_imm && e.rqe_bytes == 3000 &&
-	   e.rqe_se == SIW_RX_SE_SET && e.msn[SIW_QN_SEND] == 6 &&
-	   !e.write_last_len && !e.write_ended,
-	   "imm ending a Write: completes it with the Write's length, SE; the length is used up");
+	ktap_ok(e.rqe_complete && e.rqe_imm && e.rqe_imm_val == 0x77 &&
+		e.rqe_rdma_imm && e.rqe_bytes == 3000 &&
+		e.rqe_se == SIW_RX_SE_SET && e.msn[SIW_QN_SEND] == 6 &&
+		!e.write_last_len && !e.write_ended,
+		"imm ending a Write: completes it with the Write's length, SE; the length is used up");
 	s.write_last_len = 0x100000000ULL + 3000;
 	end(&w, &s, &h, &e);
-	ok(e.rqe_complete && e.rqe_rdma_imm &&
-	   e.rqe_status == SIW_RX_WC_LOC_LEN_ERR && !e.rqe_bytes &&
-	   e.code == SIW_TERM_DDP_UT_TOO_LONG && !e.write_last_len,
-	   "imm ending a Write of 4 GiB + 3000 bytes: no wrapped length, the "
-	   "receive fails and the stream ends (too long)");
+	ktap_ok(e.rqe_complete && e.rqe_rdma_imm &&
+		e.rqe_status == SIW_RX_WC_LOC_LEN_ERR && !e.rqe_bytes &&
+		e.code == SIW_TERM_DDP_UT_TOO_LONG && !e.write_last_len,
+		"imm ending a Write of 4 GiB + 3000 bytes: no wrapped length, the "
+		"receive fails and the stream ends (too long)");
 	s.write_last_len = 3000;
 	s.rqe_held = false;
 	w.rqe_posted = false;
-	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_NO_BUF,
-	   "imm ending a Write, no receive posted: no buffer");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_NO_BUF,
+		"imm ending a Write, no receive posted: no buffer");
 	w.rqe_posted = true;
 	h.imm = siw_imm_word(0x77, SIW_IMM_PLAIN);
-	ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "R"),
-	   "plain imm: takes a receive");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "R"),
+		"plain imm: takes a receive");
 	h.imm = siw_imm_word(0x77, 3);
-	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OP_UNSPEC && !w.asked[0],
-	   "imm of an unknown kind: unspecified, nothing taken");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OP_UNSPEC && !w.asked[0],
+		"imm of an unknown kind: unspecified, nothing taken");
 	h.imm = siw_imm_word(0x77, SIW_IMM_PLAIN);
 	s.rqe_held = true;
-	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OPCODE,
-	   "imm while a Send is half received: unexpected opcode");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OPCODE,
+		"imm while a Send is half received: unexpected opcode");
 	s.rqe_held = false;
 	h.msn = 7;
-	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_RANGE,
-	   "imm with the wrong MSN: out of range");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_RANGE,
+		"imm with the wrong MSN: out of range");
 
 	/* A Write's length, for the imm after it. */
 	{
@@ -716,23 +699,23 @@ static void test_rfc7306(void)
 		snap_init(&s);
 		end(&w, &s, &wh, &e);
 		s.write_acc = e.write_acc;
-		ok(!e.write_ended, "a Write's first segment: no Write ended");
+		ktap_ok(!e.write_ended, "a Write's first segment: no Write ended");
 		wh.last = true;
 		wh.payload_len = 24;
 		end(&w, &s, &wh, &e);
-		ok(e.write_acc == 0 && e.write_last_len == 1024 &&
-		   e.write_ended,
-		   "a Write of two segments: 1024 bytes counted, it ended");
+		ktap_ok(e.write_acc == 0 && e.write_last_len == 1024 &&
+			e.write_ended,
+			"a Write of two segments: 1024 bytes counted, it ended");
 		s.write_acc = 0xffffffffULL;
 		end(&w, &s, &wh, &e);
-		ok(e.write_last_len == 0xffffffffULL + 24,
-		   "a Write past 4 GiB is counted without wrapping");
+		ktap_ok(e.write_last_len == 0xffffffffULL + 24,
+			"a Write past 4 GiB is counted without wrapping");
 		s.write_acc = 1000;
 		s.write_ended = true;
 		wh.opcode = SIW_RDMAP_READ_RESP;
 		end(&w, &s, &wh, &e);
-		ok(!e.write_ended && e.write_last_len == s.write_last_len,
-		   "any other FPDU after it: no Write just ended any more");
+		ktap_ok(!e.write_ended && e.write_last_len == s.write_last_len,
+			"any other FPDU after it: no Write just ended any more");
 	}
 
 	/* While an immediate waits for its Send, only a plain Send. */
@@ -756,11 +739,11 @@ static void test_rfc7306(void)
 			all &= run(&w, s, &oh, &d) == SIW_TERM_RDMAP_OPCODE &&
 			       !w.asked[0];
 		}
-		ok(all, "an immediate waits for its Send: Writes, Reads, Sends with Invalidate, atomics are unexpected opcodes");
+		ktap_ok(all, "an immediate waits for its Send: Writes, Reads, Sends with Invalidate, atomics are unexpected opcodes");
 		oh.opcode = SIW_RDMAP_TERMINATE;
 		oh.tagged = false;
-		ok(run(&w, s, &oh, &d) == SIW_TERM_OK,
-		   "an immediate waits for its Send: a Terminate still counts");
+		ktap_ok(run(&w, s, &oh, &d) == SIW_TERM_OK,
+			"an immediate waits for its Send: a Terminate still counts");
 	}
 
 	/* Atomic Request */
@@ -776,29 +759,29 @@ static void test_rfc7306(void)
 	w.ird = w.irq_size = 4;
 	w.irq_queued = 3;
 	w.mem = good_mem;
-	ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "IM") &&
-	   w.mem_req.kind == SIW_RX_MEM_ATOMIC && w.mem_req.stag == 0x55 &&
-	   w.mem_req.to == 0x1010 && w.mem_req.len == 8,
-	   "atomic request: IRD, then the target (remote atomic, 8 bytes)");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "IM") &&
+		w.mem_req.kind == SIW_RX_MEM_ATOMIC && w.mem_req.stag == 0x55 &&
+		w.mem_req.to == 0x1010 && w.mem_req.len == 8,
+		"atomic request: IRD, then the target (remote atomic, 8 bytes)");
 	end(&w, &s, &h, &e);
-	ok(e.irq_push && e.irq_atomic && e.tx_schedule &&
-	   e.msn[SIW_QN_RREQ] == 10,
-	   "atomic request: queued for its response, Read Request MSN used");
+	ktap_ok(e.irq_push && e.irq_atomic && e.tx_schedule &&
+		e.msn[SIW_QN_RREQ] == 10,
+		"atomic request: queued for its response, Read Request MSN used");
 	w.irq_queued = 4;
-	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_CATASTROPHIC_STREAM,
-	   "atomic request over the IRD it shares with Reads");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_CATASTROPHIC_STREAM,
+		"atomic request over the IRD it shares with Reads");
 	w.irq_queued = 0;
 	h.atomic.to = 0x1014;
-	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_CATASTROPHIC_STREAM,
-	   "atomic request, misaligned: catastrophic, localized to the stream");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_CATASTROPHIC_STREAM,
+		"atomic request, misaligned: catastrophic, localized to the stream");
 	h.atomic.to = 0x1010;
 	w.mem.access = false;
-	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_ACCESS,
-	   "atomic request without remote atomic access: access rights");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_ACCESS,
+		"atomic request without remote atomic access: access rights");
 	w.mem = good_mem;
 	h.msn = 8;
-	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_RANGE && !w.asked[0],
-	   "atomic request with the wrong MSN: out of range");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_RANGE && !w.asked[0],
+		"atomic request with the wrong MSN: out of range");
 
 	/* Atomic Response */
 	memset(&h, 0, sizeof(h));
@@ -813,33 +796,33 @@ static void test_rfc7306(void)
 	w.orq_have = true;
 	w.orq_atomic = true;
 	w.orq_atomic_id = 12;
-	ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "O"),
-	   "atomic response for the oldest request, an atomic");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "O"),
+		"atomic response for the oldest request, an atomic");
 	end(&w, &s, &h, &e);
-	ok(e.atomic_complete && e.atomic_orig == 0x99 && e.read_bytes == 8 &&
-	   e.tx_schedule && e.msn[SIW_QN_ATOMIC_RESP] == 2 && w.orq_pop,
-	   "atomic response: the request taken off and completed");
+	ktap_ok(e.atomic_complete && e.atomic_orig == 0x99 && e.read_bytes == 8 &&
+		e.tx_schedule && e.msn[SIW_QN_ATOMIC_RESP] == 2 && w.orq_pop,
+		"atomic response: the request taken off and completed");
 	w.orq_atomic_id = 13;
-	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OP_UNSPEC,
-	   "atomic response with another identifier: unspecified");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OP_UNSPEC,
+		"atomic response with another identifier: unspecified");
 	w.orq_atomic = false;
-	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OPCODE,
-	   "atomic response while a Read is the oldest: unexpected opcode");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OPCODE,
+		"atomic response while a Read is the oldest: unexpected opcode");
 	w.orq_have = false;
-	ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OPCODE,
-	   "atomic response nobody asked for: unexpected opcode");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OPCODE,
+		"atomic response nobody asked for: unexpected opcode");
 	w.orq_have = true;
 	w.orq_atomic = true;
 	h.msn = 2;
-	ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_RANGE && !w.asked[0],
-	   "atomic response with the wrong MSN: out of range");
+	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_RANGE && !w.asked[0],
+		"atomic response with the wrong MSN: out of range");
 	{
 		struct siw_hdr rh = { .opcode = SIW_RDMAP_READ_RESP,
 				      .tagged = true, .last = true,
 				      .payload_len = 8 };
 
-		ok(run(&w, s, &rh, &d) == SIW_TERM_RDMAP_OPCODE,
-		   "a Read Response while an atomic is the oldest: unexpected opcode");
+		ktap_ok(run(&w, s, &rh, &d) == SIW_TERM_RDMAP_OPCODE,
+			"a Read Response while an atomic is the oldest: unexpected opcode");
 	}
 	w.orq_atomic = false;
 	w.orq_have = false;
@@ -860,25 +843,25 @@ static void test_flushed(void)
 
 	snap_init(&s);
 	s.flushed = true;
-	ok(run(&w, s, &sd, &d) == SIW_TERM_OK && d.drop && !w.asked[0] &&
-	   d.place == SIW_RX_PLACE_NONE,
-	   "flushed: a Send takes no receive and places nothing, no Terminate");
-	ok(run(&w, s, &rr, &d) == SIW_TERM_OK && d.drop && !w.asked[0] &&
-	   d.place == SIW_RX_PLACE_NONE,
-	   "flushed: a Read Response finds no Read and places nothing");
+	ktap_ok(run(&w, s, &sd, &d) == SIW_TERM_OK && d.drop && !w.asked[0] &&
+		d.place == SIW_RX_PLACE_NONE,
+		"flushed: a Send takes no receive and places nothing, no Terminate");
+	ktap_ok(run(&w, s, &rr, &d) == SIW_TERM_OK && d.drop && !w.asked[0] &&
+		d.place == SIW_RX_PLACE_NONE,
+		"flushed: a Read Response finds no Read and places nothing");
 	s.rqe_held = true;
 	end(&w, &s, &sd, &e);
-	ok(e.drop && e.stream_dead && !w.asked[0] && !e.rqe_complete &&
-	   e.msn[SIW_QN_SEND] == s.msn[SIW_QN_SEND] && e.code == SIW_TERM_OK,
-	   "flushed while a Send arrived: it completes nothing, no MSN moves");
+	ktap_ok(e.drop && e.stream_dead && !w.asked[0] && !e.rqe_complete &&
+		e.msn[SIW_QN_SEND] == s.msn[SIW_QN_SEND] && e.code == SIW_TERM_OK,
+		"flushed while a Send arrived: it completes nothing, no MSN moves");
 	end(&w, &s, &rr, &e);
-	ok(e.drop && !w.asked[0] && !e.read_complete && !e.fatal,
-	   "flushed while a Read Response arrived: the Read is not completed by it");
+	ktap_ok(e.drop && !w.asked[0] && !e.read_complete && !e.fatal,
+		"flushed while a Read Response arrived: the Read is not completed by it");
 }
 
 int main(void)
 {
-	printf("TAP version 13\n");
+	ktap_header();
 	test_write();
 	test_read_resp();
 	test_send();
@@ -890,6 +873,5 @@ int main(void)
 	test_end_other();
 	test_rfc7306();
 	test_flushed();
-	printf("1..%u\n", n_tests);
-	return n_failed ? 1 : 0;
+	return ktap_finished();
 }

@@ -5,29 +5,12 @@
  * pieces anywhere, the CRC, and the one Terminate decision per stream.
  * Prints TAP.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "proto.h"
-
-static unsigned int n_tests, n_failed;
-
-static void __attribute__((format(printf, 2, 3)))
-ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	n_tests++;
-	if (!cond)
-		n_failed++;
-	printf("%sok %u - ", cond ? "" : "not ", n_tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
+#include "ktap.h"
 
 /* What the callbacks saw. */
 struct rec {
@@ -168,8 +151,8 @@ static void test_splits(bool crc)
 			       payload_ok(&r, 37) && !s.dead &&
 			       s.phase == SIW_RX_HDR && s.hdr_have == 0;
 		}
-	ok(all, "rx stream: a Write FPDU (CRC %s, %u bytes) cut in three anywhere, its CRC included, is accepted whole",
-	   crc ? "on" : "off", n);
+	ktap_ok(all, "rx stream: a Write FPDU (CRC %s, %u bytes) cut in three anywhere, its CRC included, is accepted whole",
+		crc ? "on" : "off", n);
 }
 
 /* Two FPDUs, then a third, a byte at a time. */
@@ -187,9 +170,9 @@ static void test_drip(void)
 	siw_rx_stream_reset(&s, true);
 	for (i = 0; i < n; i++)
 		fed &= feed(&s, &r, f + i, 1);
-	ok(fed && r.ends == 3 && !r.fails && r.places == 200,
-	   "rx stream: FPDUs of 0, 1 and 199 bytes a byte at a time: three ends, every byte placed once (%d places)",
-	   r.places);
+	ktap_ok(fed && r.ends == 3 && !r.fails && r.places == 200,
+		"rx stream: FPDUs of 0, 1 and 199 bytes a byte at a time: three ends, every byte placed once (%d places)",
+		r.places);
 }
 
 /* A CRC bit flipped, in each CRC byte: one decision, header not echoed. */
@@ -212,7 +195,7 @@ static void test_bad_crc(void)
 		all &= feed(&s, &r, f, n) && r.fails == 1 && r.begins == 1;
 		f[k] ^= 0x08;
 	}
-	ok(all, "rx stream: a bad CRC is one MPA CRC Terminate, the header not echoed, the rest dropped");
+	ktap_ok(all, "rx stream: a bad CRC is one MPA CRC Terminate, the header not echoed, the rest dropped");
 
 	/* With CRC off the field is not looked at. */
 	{
@@ -222,8 +205,8 @@ static void test_bad_crc(void)
 		n = write_fpdu(10, false, f);
 		f[n - 1] = 0x55;
 		siw_rx_stream_reset(&s, false);
-		ok(feed(&s, &r, f, n) && r.ends == 1 && !r.fails,
-		   "rx stream: without CRC the CRC field is not checked");
+		ktap_ok(feed(&s, &r, f, n) && r.ends == 1 && !r.fails,
+			"rx stream: without CRC the CRC field is not checked");
 	}
 }
 
@@ -240,34 +223,34 @@ static void test_refusals(void)
 	siw_put_be16(f, 6);
 	siw_rx_stream_reset(&s, false);
 	fed = feed(&s, &r, f, n);
-	ok(fed && r.fails == 1 && !r.begins && !r.places &&
-	   (r.code & SIW_TERM_VALID) && r.fail_hdr_have > 0,
-	   "rx stream: an MPA length shorter than the header is refused before begin(), its header echoed (%s)",
-	   siw_term_name(r.code));
+	ktap_ok(fed && r.fails == 1 && !r.begins && !r.places &&
+		(r.code & SIW_TERM_VALID) && r.fail_hdr_have > 0,
+		"rx stream: an MPA length shorter than the header is refused before begin(), its header echoed (%s)",
+		siw_term_name(r.code));
 
 	n = write_fpdu(10, false, f);
 	memset(&r, 0, sizeof(r));
 	r.refuse = SIW_TERM_DDP_T_INVALID_STAG;
 	siw_rx_stream_reset(&s, false);
-	ok(feed(&s, &r, f, n) && r.fails == 1 && r.begins == 1 &&
-	   !r.places && !r.ends && r.code == SIW_TERM_DDP_T_INVALID_STAG,
-	   "rx stream: begin()'s refusal is the Terminate; nothing is placed");
+	ktap_ok(feed(&s, &r, f, n) && r.fails == 1 && r.begins == 1 &&
+		!r.places && !r.ends && r.code == SIW_TERM_DDP_T_INVALID_STAG,
+		"rx stream: begin()'s refusal is the Terminate; nothing is placed");
 
 	memset(&r, 0, sizeof(r));
 	r.place_error = true;
 	siw_rx_stream_reset(&s, false);
-	ok(feed(&s, &r, f, n) && r.fails == 1 && !r.ends &&
-	   r.code == SIW_TERM_RDMAP_CATASTROPHIC_STREAM,
-	   "rx stream: a placement that fails ends the stream (catastrophic)");
+	ktap_ok(feed(&s, &r, f, n) && r.fails == 1 && !r.ends &&
+		r.code == SIW_TERM_RDMAP_CATASTROPHIC_STREAM,
+		"rx stream: a placement that fails ends the stream (catastrophic)");
 
 	/* A reserved opcode: the header is read, then refused. */
 	n = write_fpdu(10, false, f);
 	f[3] = (f[3] & ~SIW_RDMAP_OPCODE_MASK) | 0x0d;
 	memset(&r, 0, sizeof(r));
 	siw_rx_stream_reset(&s, false);
-	ok(feed(&s, &r, f, n) && r.fails == 1 && !r.begins &&
-	   r.code == SIW_TERM_RDMAP_OPCODE,
-	   "rx stream: a reserved opcode is an RDMAP opcode Terminate");
+	ktap_ok(feed(&s, &r, f, n) && r.fails == 1 && !r.begins &&
+		r.code == SIW_TERM_RDMAP_OPCODE,
+		"rx stream: a reserved opcode is an RDMAP opcode Terminate");
 }
 
 static void test_read_resp(void)
@@ -275,33 +258,32 @@ static void test_read_resp(void)
 	struct siw_hdr h = { .opcode = SIW_RDMAP_READ_RESP, .last = true,
 			     .stag = 7, .to = 100, .payload_len = 50 };
 
-	ok(siw_check_read_resp(false, 7, 100, 50, &h) ==
-	   SIW_TERM_RDMAP_OPCODE, "read response: none outstanding: opcode");
-	ok(siw_check_read_resp(true, 7, 100, 49, &h) ==
-	   SIW_TERM_DDP_T_BASE_BOUNDS,
-	   "read response: one byte past the sink: base/bounds");
-	ok(siw_check_read_resp(true, 8, 100, 50, &h) ==
-	   SIW_TERM_DDP_T_INVALID_STAG,
-	   "read response: another STag than the sink's: invalid STag");
-	ok(siw_check_read_resp(true, 7, 101, 50, &h) ==
-	   SIW_TERM_DDP_T_INVALID_STAG,
-	   "read response: not at the offset reached: invalid STag");
-	ok(siw_check_read_resp(true, 7, 100, 50, &h) == SIW_TERM_OK,
-	   "read response: exactly the sink: accepted");
+	ktap_ok(siw_check_read_resp(false, 7, 100, 50, &h) ==
+		SIW_TERM_RDMAP_OPCODE, "read response: none outstanding: opcode");
+	ktap_ok(siw_check_read_resp(true, 7, 100, 49, &h) ==
+		SIW_TERM_DDP_T_BASE_BOUNDS,
+		"read response: one byte past the sink: base/bounds");
+	ktap_ok(siw_check_read_resp(true, 8, 100, 50, &h) ==
+		SIW_TERM_DDP_T_INVALID_STAG,
+		"read response: another STag than the sink's: invalid STag");
+	ktap_ok(siw_check_read_resp(true, 7, 101, 50, &h) ==
+		SIW_TERM_DDP_T_INVALID_STAG,
+		"read response: not at the offset reached: invalid STag");
+	ktap_ok(siw_check_read_resp(true, 7, 100, 50, &h) == SIW_TERM_OK,
+		"read response: exactly the sink: accepted");
 	h.payload_len = 0;
-	ok(siw_check_read_resp(true, 9, 0, 0, &h) == SIW_TERM_OK,
-	   "read response: zero length to a zero-length Read: accepted");
+	ktap_ok(siw_check_read_resp(true, 9, 0, 0, &h) == SIW_TERM_OK,
+		"read response: zero length to a zero-length Read: accepted");
 }
 
 int main(void)
 {
-	printf("TAP version 13\n");
+	ktap_header();
 	test_splits(true);
 	test_splits(false);
 	test_drip();
 	test_bad_crc();
 	test_refusals();
 	test_read_resp();
-	printf("1..%u\n", n_tests);
-	return n_failed ? 1 : 0;
+	return ktap_finished();
 }

@@ -13,13 +13,13 @@
 # pattern over the whole disk read back identical, log out, the disk
 # gone. Ends with the target torn down and every module unloaded.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lio.sh"
 plan 38
 require cmp dd
 addr=192.0.2.53
 cmport=5555
-cfg=/sys/kernel/config/target
-rd=$cfg/core/rd_mcp_1/siwrd
-srpt=$cfg/srpt
+rd=$lio/core/rd_mcp_1/siwrd
+srpt=$lio/srpt
 mpa=/sys/class/infiniband/siw_sr/mpa
 tport=
 # target_core_mod loads its storage backends when it starts.
@@ -27,19 +27,12 @@ lio_modules="ib_srp ib_srpt target_core_user target_core_pscsi target_core_file
 	target_core_iblock target_core_mod"
 
 teardown() {
-	logout_all
+	srp_logout
 	lio_teardown
 	unload_modules $lio_modules >/dev/null 2>&1
 	rdma link delete siw_sr 2>/dev/null
 	ip link del siwsr0 2>/dev/null
 	rm -f /tmp/srp-pat /tmp/srp-pat.back
-}
-logout_all() {
-	local p
-	for p in /sys/class/srp_remote_ports/port-*/delete; do
-		[ -e "$p" ] && echo 1 > "$p"
-	done
-	return 0
 }
 lio_teardown() {
 	[ -n "$tport" ] || return 0
@@ -49,7 +42,7 @@ lio_teardown() {
 	rmdir "$t"/acls/*/lun_0 "$t"/acls/* 2>/dev/null
 	rm -f "$t"/lun/lun_0/siwrd 2>/dev/null
 	rmdir "$t/lun/lun_0" "$t" "$srpt/$tport" "$srpt" 2>/dev/null
-	rmdir "$rd" "$cfg/core/rd_mcp_1" 2>/dev/null
+	rmdir "$rd" "$lio/core/rd_mcp_1" 2>/dev/null
 }
 at_exit teardown
 
@@ -58,55 +51,39 @@ siw_on_dummy siwsr0 "$addr" siw_sr
 # No udev in the guest: the SCSI disk driver is loaded by hand.
 check "modules target_core_mod, ib_srpt, ib_srp, sd_mod" sh -c \
 	"modprobe target_core_mod && modprobe ib_srpt && modprobe ib_srp && modprobe sd_mod"
-mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+lio_configfs
 
 # ib_srpt names an RDMA port's target after its GID 0 ("0x" and the 32
 # hex digits): siw's is the netdev's MAC followed by zeroes.
-gid=$(cat /sys/class/infiniband/siw_sr/ports/1/gids/0 2>/dev/null)
+gid=$(gid0 siw_sr 2>/dev/null)
 tport=0x${gid//:/}
 t=$srpt/$tport/$tport
-check "LIO: a RAM disk of 64 MiB (rd_mcp)" sh -c \
-	"mkdir -p $rd && echo rd_pages=16384 > $rd/control && echo 1 > $rd/enable"
-check "LIO: SRP target on rdma_cm port $cmport" sh -c \
-	"mkdir -p $srpt && echo $cmport > $srpt/discovery_auth/rdma_cm_port"
-check "LIO: SRP target port $tport of siw_sr, LUN 0 on the RAM disk" sh -c \
-	"mkdir -p $t/lun/lun_0 && ln -s $rd $t/lun/lun_0/siwrd"
+check "LIO: a RAM disk of 64 MiB (rd_mcp)" lio_ramdisk "$rd" 16384
+check "LIO: SRP target on rdma_cm port $cmport" srpt_cm_port "$cmport"
+check "LIO: SRP target port $tport of siw_sr, LUN 0 on the RAM disk" lio_lun "$t" "$rd"
 # A target port named after its GID looks an initiator up by its SRP
 # port ID: the login's initiator_ext, then the low half of the
 # initiator's GID 0 (zero for siw). With the GID's high half as
 # initiator_ext, as blktests does, the ID is "0x" and the initiator's
 # GID 0; here initiator and target share siw_sr.
 ini=$tport
-check "LIO: an ACL for initiator $ini with LUN 0" sh -c \
-	"mkdir -p $t/acls/$ini/lun_0 && ln -s $t/lun/lun_0 $t/acls/$ini/lun_0/lun_0"
+check "LIO: an ACL for initiator $ini with LUN 0" srpt_acl "$t" "$ini"
 check "LIO: the target port is enabled" sh -c "echo 1 > $t/enable"
-
-disk() { lio_rd_disk; }
-disk_ready() { [ -b "$(disk)" ]; }
-no_disk() { [ -z "$(disk)" ]; }
 
 negotiated() { mpa_negotiated siw_sr "$1" "$2"; }
 
-ioc=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid 2>/dev/null)
+ioc=$(srpt_guid 2>/dev/null)
 login_params="id_ext=$ioc,ioc_guid=$ioc,initiator_ext=${tport:2:16},dest=$addr:$cmport"
-# login: ib_srp's add_target; when it fails, the kernel's lines since
-# (ib_srp and ib_srpt say there why a login was refused).
-login() {
-	local n
-	n=$(dmesg | wc -l)
-	echo "$login_params" > /sys/class/infiniband_srp/srp-siw_sr-1/add_target && return 0
-	dmesg | tail -n +$((n + 1)) | tail -20
-	return 1
-}
 round() { # DESC REV CRC
-	check "$1: login through ib_srp's add_target ($login_params)" login
-	check_wait "$1: the disk appears" 30 disk_ready
+	check "$1: login through ib_srp's add_target ($login_params)" \
+		srp_login siw_sr "$login_params"
+	check_wait "$1: the disk appears" 30 lio_disk_ready
 	check "$1: its QPs negotiated MPA revision $2, CRC $3" negotiated "$2" "$3"
 	dd if=/dev/urandom of=/tmp/srp-pat bs=1M count=64 status=none
 	check "$1: 64 MiB of random data written (direct) and read back identical" \
-		disk_roundtrip /tmp/srp-pat "$(disk)"
-	check "$1: logout (the remote port deleted)" logout_all
-	check_wait "$1: the disk is gone" 30 no_disk
+		disk_roundtrip /tmp/srp-pat "$(lio_rd_disk)"
+	check "$1: logout (the remote port deleted)" srp_logout
+	check_wait "$1: the disk is gone" 30 lio_no_disk
 	check_wait "$1: no QP of the initiator (ib_srp) is left" 30 sh -c \
 		"! rdma resource show qp | grep '^link siw_sr/' | grep -q ' comm \[ib_srp\]'"
 }
@@ -118,17 +95,13 @@ check "MPA revision 1 on siw_sr (CRC offered)" sh -c "echo 1 > $mpa/crc && echo 
 round "MPA revision 1" 1 1
 check "MPA revision 2, CRC off again" sh -c "echo 2 > $mpa/rev && echo 0 > $mpa/crc"
 
-check "LIO: the target is torn down" sh -c "
-	echo 0 > $t/enable && rm $t/acls/$ini/lun_0/lun_0 && rmdir $t/acls/$ini/lun_0 &&
-	rmdir $t/acls/$ini && rm $t/lun/lun_0/siwrd && rmdir $t/lun/lun_0 &&
-	rmdir $t && rmdir $srpt/$tport && rmdir $srpt && rmdir $rd && rmdir $cfg/core/rd_mcp_1"
+check "LIO: the target is torn down" srp_target_down "$t" "$ini" "$rd"
 tport=
 # ib_srpt releases an rdma_cm channel after DISCONNECTED only on
 # TIMEWAIT_EXIT, an InfiniBand CM event that rdma_cm never reports for
 # iWARP: the target's QPs of the three logins stay (disconnected) until
 # the target port is disabled, as on any iWARP device.
-check_wait "no QP of siw_sr is left once the target port is gone" 30 sh -c \
-	"! rdma resource show qp | grep -q '^link siw_sr/'"
+check_wait "no QP of siw_sr is left once the target port is gone" 30 no_qp_on siw_sr
 check "modules ib_srp, ib_srpt, the LIO backends, target_core_mod unload" \
 	unload_modules $lio_modules
 check "rdma link delete siw_sr" rdma link delete siw_sr

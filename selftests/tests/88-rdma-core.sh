@@ -60,6 +60,6 @@ echo "+ python3 $work/tests/run_tests.py --dev siw0 -v"
 (cd "$work/tests" && timeout $((1500 * SIW_TIMEOUT_SCALE)) python3 run_tests.py --dev siw0 -v) > "$log" 2>&1
 rc=$?
 cp "$log" "$SIW_OUT/rdma-core-tests.log" 2>/dev/null
-echo "# run_tests.py: $(status_text "$rc"); $(grep -E '^Ran [0-9]+ tests' "$log")"
+echo "# run_tests.py: $(ktap_status_text "$rc"); $(grep -E '^Ran [0-9]+ tests' "$log")"
 subtest "rdma-core's tests over siw0: every test that applies to iWARP passes" \
 	python3 "$here/rdma-core-tap.py" "$here/rdma-core-expect.txt" "$log"

@@ -60,16 +60,18 @@ else
 fi
 
 # The scratch disk: the virtio disk whose serial run.sh set (no udev in
-# the guest: its driver is loaded here).
-scratch=
-modprobe virtio_blk 2>/dev/null
-for i in $(seq 50); do
+# the guest: its driver is loaded here, and the disk waited for).
+scratch_disk() {
+	local b
 	for b in /sys/block/vd*; do
-		[ "$(cat "$b/serial" 2>/dev/null)" = siw-scratch ] && scratch=/dev/${b##*/}
+		[ "$(cat "$b/serial" 2>/dev/null)" = siw-scratch ] &&
+			echo "/dev/${b##*/}" && return 0
 	done
-	[ -n "$scratch" ] && break
-	sleep 0.1
-done
+	return 1
+}
+modprobe virtio_blk 2>/dev/null
+wait_for 5 scratch_disk
+scratch=$(scratch_disk)
 check "XFS on the scratch disk ${scratch:-(none)}, mounted on $fs" sh -c \
 	"[ -n '$scratch' ] && mkfs.xfs -q -f $scratch && mkdir -p $fs && mount $scratch $fs" || exit 1
 if [ -n "$src" ]; then
@@ -162,7 +164,7 @@ echo "+ (cd $fs/blktests && ${bin:+PATH=$bin:\$PATH }nvme_trtype=rdma ./check $w
 rc=$?
 cp "$log" "$SIW_OUT/blktests.log" 2>/dev/null
 tar -czf "$SIW_OUT/blktests-results.tar.gz" -C "$fs/blktests" results 2>/dev/null
-echo "# ./check: $(status_text "$rc")"
+echo "# ./check: $(ktap_status_text "$rc")"
 subtest "blktests $what over siw: every test that runs passes" \
 	python3 "$here/blktests-tap.py" -x "$here/blktests-expect.txt" \
 		"$fs/blktests/results" "$log" "$fs/blktests" $what

@@ -66,9 +66,9 @@ compare_victim() {
 		n=$3 target=$5 fatal=$7 name=${line##* }
 		have=$(echo "$log" | sed -n "s/^# victim $n: established \([01]\) qp_error \([01]\) target \(0x[0-9a-f]*\)$/\1 \2 \3/p")
 		if [ "$have" = "1 $fatal $target" ]; then
-			echo "ok - victim $n ($name): QP failed $fatal, target $target"
+			ktap_pass "victim $n ($name): QP failed $fatal, target $target"
 		else
-			echo "not ok - victim $n ($name): expected established 1, QP failed $fatal, target $target; it logged: ${have:-nothing}"
+			ktap_fail "victim $n ($name): expected established 1, QP failed $fatal, target $target; it logged: ${have:-nothing}"
 		fi
 	done < <(grep '^# expect-victim ' "$out")
 }

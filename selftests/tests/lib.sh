@@ -1,18 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 #
 # Helpers for in-VM tests. A test sources this file, states its plan (how
-# many cases it reports) and reports each case with ok/fail/check;
-# guest-run-tests.sh numbers the cases. Commands are echoed before they
-# run, so a failure's log says what was done.
+# many cases it reports) and reports each case with ok/fail/check, in
+# KTAP (selftests/lib/ktap.sh); guest-run-tests.sh numbers the cases of
+# all tests in one sequence. Commands are echoed before they run, so a
+# failure's log says what was done.
 #
 # The rules guest-run-tests.sh holds every test to:
 #   - "plan N" comes before the first case, and the test reports exactly
 #     N cases; a short count fails ("planned N cases, ran M");
-#   - a test exits 0 when every case passed and non-zero otherwise (lib.sh
-#     sees to it: it owns the EXIT trap, and a test's cleanup goes through
-#     at_exit); dying by a signal, or exiting non-zero with no case failed,
-#     fails the test;
-#   - a program that prints TAP of its own (userspace/siw_*) runs through
+#   - a test exits as kselftest's do, 0 when every case passed, 1 when one
+#     failed, 4 when all were skipped (lib.sh sees to it: it owns the EXIT
+#     trap, and a test's cleanup goes through at_exit); dying by a signal,
+#     or exiting non-zero with no case failed, fails the test;
+#   - a program that prints KTAP of its own (userspace/siw_*) runs through
 #     tap_prog: one case, its lines shown as a subtest.
 #
 # Topology made by setup_veth_pair:
@@ -22,6 +23,7 @@
 #   192.0.2.1/24, 2001:db8::1/64        192.0.2.2/24, 2001:db8::2/64
 
 SIW_DIR=${SIW_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/ktap.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/rdma-qp.sh"
 NS1=siw-a-$$
 NS2=siw-b-$$
@@ -30,26 +32,21 @@ IF2=veth-b
 # Waits take this many times longer on a slow guest (the debug kernel).
 SIW_TIMEOUT_SCALE=${SIW_TIMEOUT_SCALE:-1}
 
-# How many of this test's cases failed.
-LIB_FAILED=0
-
 # plan N: the number of cases this test reports, stated before the first.
-plan() { echo "1..$1"; }
+plan() {
+	ktap_header
+	ktap_plan "$1"
+}
 
-ok() { echo "ok - $*"; }
+ok() { ktap_pass "$*"; }
 
-# fail DESC [DETAIL...]: a failed case, with its details as comments.
+# fail DESC [DETAIL...]: a failed case, with its details as diagnostics.
 fail() {
-	local desc=$1
-	shift
-	LIB_FAILED=$((LIB_FAILED + 1))
-	echo "not ok - $desc"
-	for d in "$@"; do
-		echo "$d" | sed 's/^/    /'
-	done
 	# What the kernel said last: often the why of a failure, and the
 	# only part of the guest's console a CI log shows.
-	dmesg 2>/dev/null | tail -n 12 | sed 's/^/    kernel: /'
+	local kernel
+	kernel=$(dmesg 2>/dev/null | tail -n 12 | sed 's/^/kernel: /')
+	ktap_fail "$@" ${kernel:+"$kernel"}
 }
 
 # at_exit CMD: CMD runs when the test exits, however it exits (in place
@@ -57,13 +54,17 @@ fail() {
 LIB_AT_EXIT=
 at_exit() { LIB_AT_EXIT=$1; }
 
-# The test's exit status: its own when non-zero, else 1 if a case failed.
+# The test's exit status: its own when non-zero, else kselftest's for its
+# cases (ktap_exit_code).
 lib_exit() {
 	local rc=$?
 	trap - EXIT
 	[ -n "$LIB_AT_EXIT" ] && eval "$LIB_AT_EXIT"
 	rm -f "$TAP_LOG"
-	[ "$rc" = 0 ] && [ "$LIB_FAILED" -gt 0 ] && rc=1
+	if [ "$rc" = 0 ]; then
+		ktap_exit_code
+		rc=$?
+	fi
 	exit "$rc"
 }
 trap lib_exit EXIT
@@ -127,18 +128,7 @@ check_wait() {
 	fi
 }
 
-# status_text RC: an exit status in words.
-status_text() {
-	if [ "$1" = 124 ]; then
-		echo "timed out (status 124)"
-	elif [ "$1" -gt 128 ]; then
-		echo "killed by signal $(kill -l $(($1 - 128)) 2>/dev/null || echo $(($1 - 128)))"
-	else
-		echo "exit status $1"
-	fi
-}
-
-# tap_prog DESC CMD...: one case for a program that prints TAP of its own
+# tap_prog DESC CMD...: one case for a program that prints KTAP of its own
 # (userspace/siw_*), its lines shown indented below it (a subtest). The
 # case passes when the program printed N case lines, none "not ok", then
 # its plan "1..N", and exited 0: a program that crashed or was killed
@@ -148,7 +138,7 @@ tap_prog() {
 	local desc=$1 rc n plan bad
 	shift
 	echo "+ $*"
-	"$@" 2>&1 | tee "$TAP_LOG" | sed 's/^/    /'
+	"$@" 2>&1 | tee "$TAP_LOG" | ktap_nest
 	rc=${PIPESTATUS[0]}
 	n=$(grep -Ec '^(not )?ok ' "$TAP_LOG")
 	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$TAP_LOG" | tail -1)
@@ -156,7 +146,7 @@ tap_prog() {
 	if [ "$rc" = 0 ] && [ -z "$bad" ] && [ "$plan" = "$n" ] && [ "$n" -gt 0 ]; then
 		ok "$desc ($n cases)"
 	else
-		fail "$desc" "$(status_text "$rc"), plan ${plan:-missing}, $n case lines" \
+		fail "$desc" "$(ktap_status_text "$rc"), plan ${plan:-missing}, $n case lines" \
 			${bad:+"failed:" "$bad"}
 		return 1
 	fi
@@ -164,18 +154,21 @@ tap_prog() {
 
 # subtest DESC CMD...: one case for a command (often a function) that
 # reports a number of cases not known beforehand, shown indented below
-# it. The case passes when at least one ran and none failed.
+# it, numbered from 1 (a subshell: the test's own count goes on after).
+# The case passes when at least one ran, none failed and CMD exited 0.
 subtest() {
-	local desc=$1 log=/tmp/subtest.$$.log n bad
+	local desc=$1 log=/tmp/subtest.$$.log rc n bad
 	shift
-	"$@" 2>&1 | tee "$log" | sed 's/^/    /'
+	(ktap_reset; ktap_header; "$@") 2>&1 | tee "$log" | ktap_nest
+	rc=${PIPESTATUS[0]}
 	n=$(grep -Ec '^(not )?ok ' "$log")
+	echo "1..$n" | ktap_nest
 	bad=$(grep '^not ok ' "$log")
 	rm -f "$log"
-	if [ -z "$bad" ] && [ "$n" -gt 0 ]; then
+	if [ "$rc" = 0 ] && [ -z "$bad" ] && [ "$n" -gt 0 ]; then
 		ok "$desc ($n cases)"
 	else
-		fail "$desc" "$n cases" ${bad:+"failed:" "$bad"}
+		fail "$desc" "$(ktap_status_text "$rc"), $n cases" ${bad:+"failed:" "$bad"}
 		return 1
 	fi
 }
@@ -226,20 +219,23 @@ port_state() {
 
 port_state_is() { [ "$(port_state "$1")" = "$2" ]; }
 
-# guest_nic: the name of the single guest's virtio-net NIC (run.sh gives
-# it one, on a QEMU hub with nothing else on it), loading its driver
-# first; empty when there is none.
-guest_nic() {
-	local n i
-	modprobe virtio_net 2>/dev/null
-	for i in $(seq 50); do
-		for n in /sys/class/net/*; do
-			[ "$(basename "$(readlink -f "$n/device/driver" 2>/dev/null)")" = virtio_net ] &&
-				echo "${n##*/}" && return 0
-		done
-		sleep 0.1
+# virtio_nic: the name of a netdev that virtio_net drives; fails when
+# there is none (yet).
+virtio_nic() {
+	local n
+	for n in /sys/class/net/*; do
+		[ "$(basename "$(readlink -f "$n/device/driver" 2>/dev/null)")" = virtio_net ] &&
+			echo "${n##*/}" && return 0
 	done
 	return 1
+}
+
+# guest_nic: the name of the single guest's virtio-net NIC (run.sh gives
+# it one, on a QEMU hub with nothing else on it), loading its driver
+# first and waiting for the netdev; empty when there is none.
+guest_nic() {
+	modprobe virtio_net 2>/dev/null
+	wait_for 5 virtio_nic && virtio_nic
 }
 
 # lio_rd_disk: /dev/sdX of the SCSI disk that a LIO RAM disk (rd_mcp,

@@ -150,7 +150,7 @@ cell() {
 	elif [ -n "$why" ]; then
 		# Shown, counted neither way.
 		tail -40 "$pair_log" | sed 's/^/#   | /'
-		echo "ok - $name # SKIP upstream's behaviour: $why ($both)"
+		ktap_skip "$name" "upstream's behaviour: $why ($both)"
 	else
 		fail "$name" "$(tail -40 "$pair_log"; echo "($both)")"
 	fi

@@ -12,6 +12,7 @@
 # Fabrics, iSCSI over iSER and SRP from guest 2 to targets in guest 1). The
 # guests meet at barriers: files in the output share they both mount.
 . "$SIW_DIR/selftests/tests/lib.sh"
+. "$SIW_DIR/selftests/tests/lio.sh"
 . "$SIW_DIR/selftests/vm/peer-lib.sh"
 
 # 12 cases in both guests, then NVMe: 3 in the target's, 12 in the
@@ -61,7 +62,7 @@ nvme_ns() { # the host's block device of the 32 MiB namespace
 nvme_ns_ready() { [ -b "$(nvme_ns)" ]; }
 nvme_ns_gone() { [ -z "$(nvme_ns)" ]; }
 if [ "$me" = 1 ]; then
-	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+	lio_configfs
 	check "nvmet target on siw0: null_blk of 32 MiB at 192.0.2.11:4420" sh -c "
 		modprobe nvmet-rdma && modprobe null_blk nr_devices=0 &&
 		mkdir /sys/kernel/config/nullb/tv && cd /sys/kernel/config/nullb/tv &&
@@ -105,8 +106,7 @@ fi
 # transport (ib_iser). Two rounds, the second with CRC required on guest
 # 2's side only; in each, both guests check what their QPs negotiated.
 # The portal's TCP side is made from an empty namespace, out of the way
-# of isert's listener at the same address and port (see 83-iser.sh).
-lio=/sys/kernel/config/target
+# of isert's listener at the same address and port (lio.sh, iser_portal).
 iqn=iqn.2026-12.org.example.siw:twovm
 ini=iqn.2026-12.org.example.siw:guest2
 ird=$lio/core/rd_mcp_0/tvi
@@ -114,10 +114,6 @@ tpg=$lio/iscsi/$iqn/tpgt_1
 portal=$tpg/np/192.0.2.11:3260
 tcpns=siw-iscsi-tcp
 mpa=/sys/class/infiniband/siw0/mpa
-disk() { lio_rd_disk; }
-disk_ready() { [ -b "$(disk)" ]; }
-no_disk() { [ -z "$(disk)" ]; }
-no_siw_qp() { ! rdma resource show qp | grep -q '^link siw0/'; }
 # Guest 2 holds the session open while both guests check their QPs.
 both_negotiated() { # ROUND REV CRC
 	barrier "$1-up"
@@ -125,51 +121,47 @@ both_negotiated() { # ROUND REV CRC
 		mpa_negotiated siw0 "$2" "$3" 1
 	barrier "$1-checked"
 }
+iser_target() {
+	modprobe target_core_mod && modprobe iscsi_target_mod && modprobe ib_isert &&
+	lio_ramdisk "$ird" 8192 && lio_lun "$tpg" "$ird" && iscsi_open "$tpg" &&
+	ip netns add "$tcpns" && iser_portal "$tcpns" "$portal" &&
+	iser_portal_on "$portal" && echo 1 > "$tpg/enable"
+}
+iser_initiator() {
+	modprobe ib_iser && modprobe sd_mod && iscsid_start "$ini" &&
+	iser_node "$iqn" 192.0.2.11
+}
+iser_initiator_down() {
+	echo 0 > "$mpa/crc" && iscsiadm -m node -o delete && iscsid_stop
+}
 if [ "$me" = 1 ]; then
-	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
-	check "LIO iSER target $iqn: RAM disk of 32 MiB, portal 192.0.2.11:3260" sh -c "
-		modprobe target_core_mod && modprobe iscsi_target_mod && modprobe ib_isert &&
-		mkdir -p $ird && echo rd_pages=8192 > $ird/control && echo 1 > $ird/enable &&
-		mkdir -p $tpg/lun/lun_0 && ln -s $ird $tpg/lun/lun_0/tvi &&
-		echo 0 > $tpg/attrib/authentication && echo 1 > $tpg/attrib/generate_node_acls &&
-		echo 1 > $tpg/attrib/cache_dynamic_acls && echo 0 > $tpg/attrib/demo_mode_write_protect &&
-		ip netns add $tcpns && nsenter --net=/run/netns/$tcpns mkdir $portal &&
-		echo 1 > $portal/iser && echo 1 > $tpg/enable"
+	lio_configfs
+	check "LIO iSER target $iqn: RAM disk of 32 MiB, portal 192.0.2.11:3260" iser_target
 	barrier iser-target-up
 	both_negotiated "iSER round 1" 2 0
 	both_negotiated "iSER round 2" 2 1
 	barrier iser-host-done 900
-	check_wait "iSER: no QP of the target (isert) is left" 30 no_siw_qp
-	check "LIO iSER target torn down" sh -c "
-		echo 0 > $tpg/enable && rm $tpg/lun/lun_0/tvi && rmdir $tpg/lun/lun_0 &&
-		rmdir $portal && rmdir $tpg && rmdir $lio/iscsi/$iqn && rmdir $lio/iscsi &&
-		rmdir $ird && rmdir $lio/core/rd_mcp_0 && ip netns del $tcpns"
+	check_wait "iSER: no QP of the target (isert) is left" 30 no_qp_on siw0
+	check "LIO iSER target torn down" iser_target_down "$tpg" "$portal" "$ird" "$tcpns"
 else
 	barrier iser-target-up
-	check "open-iscsi: iscsid running, node $iqn at 192.0.2.11 on the iser interface" sh -c "
-		modprobe ib_iser && modprobe sd_mod &&
-		mkdir -p /etc/iscsi /run/lock/iscsi && echo InitiatorName=$ini > /etc/iscsi/initiatorname.iscsi &&
-		(setsid iscsid -f > /tmp/iscsid.log 2>&1 &) && sleep 1 && pidof iscsid &&
-		iscsiadm -m node -o new -T $iqn -p 192.0.2.11:3260,1 -I iser"
+	check "open-iscsi: iscsid running, node $iqn at 192.0.2.11 on the iser interface" \
+		iser_initiator
 	dd if=/dev/urandom of=/tmp/tv-pat bs=1M count=32 status=none
 	for round in 1 2; do
 		r="iSER round $round"
 		[ $round = 2 ] && check "CRC required on this guest's siw0 only" sh -c "echo 2 > $mpa/crc"
-		check "$r: login to the other guest" timeout $((60 * SIW_TIMEOUT_SCALE)) \
-			iscsiadm -m node -T "$iqn" -p 192.0.2.11:3260 --login
-		check_wait "$r: the disk appears" 30 disk_ready
-		check "$r: the session is iSER" sh -c "iscsiadm -m session | grep -q '^iser: .* $iqn'"
+		check "$r: login to the other guest" iser_login "$iqn" 192.0.2.11
+		check_wait "$r: the disk appears" 30 lio_disk_ready
+		check "$r: the session is iSER" iser_session "$iqn"
 		both_negotiated "$r" 2 $((round - 1))
 		check "$r: 32 MiB pattern written (direct), read back identical" \
-			disk_roundtrip /tmp/tv-pat "$(disk)"
-		check "$r: logout" timeout $((60 * SIW_TIMEOUT_SCALE)) \
-			iscsiadm -m node -T "$iqn" -p 192.0.2.11:3260 --logout
-		check_wait "$r: the disk is gone" 30 no_disk
-		check_wait "$r: no QP of the initiator is left" 30 no_siw_qp
+			disk_roundtrip /tmp/tv-pat "$(lio_rd_disk)"
+		check "$r: logout" iser_logout "$iqn" 192.0.2.11
+		check_wait "$r: the disk is gone" 30 lio_no_disk
+		check_wait "$r: no QP of the initiator is left" 30 no_qp_on siw0
 	done
-	check "CRC off again, node deleted, iscsid stopped" sh -c "
-		echo 0 > $mpa/crc && iscsiadm -m node -o delete &&
-		kill \$(pidof iscsid) && sleep 1 && ! pidof iscsid"
+	check "CRC off again, node deleted, iscsid stopped" iser_initiator_down
 	barrier iser-host-done
 fi
 
@@ -181,20 +173,18 @@ fi
 # (as in 84-srp.sh). Each guest tells the other what it needs through the
 # share.
 srd=$lio/core/rd_mcp_1/tvs
-gid0() { cat /sys/class/infiniband/siw0/ports/1/gids/0; }
+srp_target() {
+	modprobe ib_srpt && lio_ramdisk "$srd" 8192 && srpt_cm_port 5555 &&
+	lio_lun "$t" "$srd" && srpt_acl "$t" "$sini" && echo 1 > "$t/enable" &&
+	srpt_guid > "$share/vm1/srpt-guid"
+}
 if [ "$me" = 1 ]; then
-	tport=0x$(gid0 | tr -d :)
+	tport=0x$(gid0 siw0 | tr -d :)
 	t=$lio/srpt/$tport/$tport
 	barrier srp-initiator-gid
 	sini=0x$(tr -d : < "$share/vm2/gid0")
-	check "LIO SRP target $tport: RAM disk of 32 MiB, ACL for $sini, rdma_cm port 5555" sh -c "
-		modprobe ib_srpt &&
-		mkdir -p $srd && echo rd_pages=8192 > $srd/control && echo 1 > $srd/enable &&
-		mkdir -p $lio/srpt && echo 5555 > $lio/srpt/discovery_auth/rdma_cm_port &&
-		mkdir -p $t/lun/lun_0 && ln -s $srd $t/lun/lun_0/tvs &&
-		mkdir -p $t/acls/$sini/lun_0 && ln -s $t/lun/lun_0 $t/acls/$sini/lun_0/lun_0 &&
-		echo 1 > $t/enable &&
-		cat /sys/module/ib_srpt/parameters/srpt_service_guid > $share/vm1/srpt-guid"
+	check "LIO SRP target $tport: RAM disk of 32 MiB, ACL for $sini, rdma_cm port 5555" \
+		srp_target
 	barrier srp-target-up
 	both_negotiated "SRP round 1" 2 0
 	barrier srp-round-1-done
@@ -205,36 +195,30 @@ if [ "$me" = 1 ]; then
 	check "MPA revision 2 again" sh -c "echo 2 > $mpa/rev"
 	# ib_srpt keeps a disconnected channel's QP until its target port is
 	# disabled (it waits for an InfiniBand CM event, see 84-srp.sh).
-	check "LIO SRP target torn down" sh -c "
-		echo 0 > $t/enable && rm $t/acls/$sini/lun_0/lun_0 && rmdir $t/acls/$sini/lun_0 &&
-		rmdir $t/acls/$sini && rm $t/lun/lun_0/tvs && rmdir $t/lun/lun_0 &&
-		rmdir $t && rmdir $lio/srpt/$tport && rmdir $lio/srpt &&
-		rmdir $srd && rmdir $lio/core/rd_mcp_1"
-	check_wait "SRP: no QP of the target is left" 30 no_siw_qp
+	check "LIO SRP target torn down" srp_target_down "$t" "$sini" "$srd"
+	check_wait "SRP: no QP of the target is left" 30 no_qp_on siw0
 	check "modprobe -r ib_srpt ib_isert iscsi_target_mod and the LIO backends" \
 		unload_modules ib_srpt ib_isert iscsi_target_mod target_core_user \
 		target_core_pscsi target_core_file target_core_iblock target_core_mod
 else
-	gid0 > "$share/vm2/gid0"
+	gid0 siw0 > "$share/vm2/gid0"
 	barrier srp-initiator-gid
 	barrier srp-target-up
 	sguid=$(cat "$share/vm1/srpt-guid")
-	mygid=$(gid0 | tr -d :)
+	mygid=$(gid0 siw0 | tr -d :)
 	login="id_ext=$sguid,ioc_guid=$sguid,initiator_ext=${mygid:0:16},dest=192.0.2.11:5555"
 	check "modprobe ib_srp" modprobe ib_srp
 	for round in 1 2; do
 		r="SRP round $round"
 		[ $round = 2 ] && barrier srp-rev1
-		check "$r: login through add_target ($login)" sh -c \
-			"echo '$login' > /sys/class/infiniband_srp/srp-siw0-1/add_target"
-		check_wait "$r: the disk appears" 30 disk_ready
+		check "$r: login through add_target ($login)" srp_login siw0 "$login"
+		check_wait "$r: the disk appears" 30 lio_disk_ready
 		both_negotiated "$r" $((3 - round)) 0
 		check "$r: 32 MiB pattern written (direct), read back identical" \
-			disk_roundtrip /tmp/tv-pat "$(disk)"
-		check "$r: logout (the remote port deleted)" sh -c \
-			"for p in /sys/class/srp_remote_ports/port-*/delete; do echo 1 > \$p; done"
-		check_wait "$r: the disk is gone" 30 no_disk
-		check_wait "$r: no QP of the initiator is left" 30 no_siw_qp
+			disk_roundtrip /tmp/tv-pat "$(lio_rd_disk)"
+		check "$r: logout (the remote port deleted)" srp_logout
+		check_wait "$r: the disk is gone" 30 lio_no_disk
+		check_wait "$r: no QP of the initiator is left" 30 no_qp_on siw0
 		[ $round = 1 ] && barrier srp-round-1-done
 	done
 	rm -f /tmp/tv-pat
