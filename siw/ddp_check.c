@@ -73,29 +73,14 @@ static void get_atomic_req(const u8 *b, struct siw_atomic_req *a)
 	a->compare_mask = siw_get_be64(b + 44);
 }
 
-enum siw_term_code siw_ddp_check(const u8 *buf, size_t avail, u32 ulpdu_len,
-				 unsigned int flags, struct siw_hdr *out)
+/* The DDP header's fields; *base: the plain DDP header's length. */
+static enum siw_term_code check_ddp(const u8 *buf, size_t avail,
+				    u32 ulpdu_len, unsigned int flags,
+				    struct siw_hdr *out)
 {
-	const struct siw_op_info *op;
-	u8 ddp, rdmap;
-	u32 base;
-	bool rsvd;
+	u8 ddp = buf[0];
+	u32 base = out->tagged ? SIW_TAGGED_HDR_LEN : SIW_UNTAGGED_HDR_LEN;
 
-	memset(out, 0, sizeof(*out));
-	out->hdr_len = SIW_TAGGED_HDR_LEN;
-	if (avail < sizeof(struct siw_ctrl))
-		return SIW_TERM_NEED_MORE;
-
-	ddp = buf[0];
-	rdmap = buf[1];
-	out->tagged = ddp & SIW_DDP_FLAG_T;
-	out->last = ddp & SIW_DDP_FLAG_L;
-	out->opcode = rdmap & SIW_RDMAP_OPCODE_MASK;
-	out->hdr_len = siw_ddp_hdr_len_flags(ddp, rdmap, flags);
-	base = out->tagged ? SIW_TAGGED_HDR_LEN : SIW_UNTAGGED_HDR_LEN;
-	rsvd = (ddp & SIW_DDP_RSVD_MASK) || (rdmap & SIW_RDMAP_RSVD_MASK);
-
-	/* DDP layer */
 	if ((ddp & SIW_DDP_DV_MASK) != SIW_DDP_VERSION)
 		return out->tagged ? SIW_TERM_DDP_T_VERSION :
 				     SIW_TERM_DDP_UT_VERSION;
@@ -111,21 +96,25 @@ enum siw_term_code siw_ddp_check(const u8 *buf, size_t avail, u32 ulpdu_len,
 	if (out->tagged) {
 		out->stag = siw_get_be32(buf + 2);
 		out->to = siw_get_be64(buf + 6);
-	} else {
-		out->rsvd_ulp = siw_get_be32(buf + 2);
-		out->qn = siw_get_be32(buf + 6);
-		out->msn = siw_get_be32(buf + 10);
-		out->mo = siw_get_be32(buf + 14);
-		if (out->qn >= (flags & SIW_DDP_EXT ? SIW_QN_NUM :
-						       SIW_QN_NUM_BASE))
-			return SIW_TERM_DDP_UT_INVALID_QN;
+		return SIW_TERM_OK;
 	}
+	out->rsvd_ulp = siw_get_be32(buf + 2);
+	out->qn = siw_get_be32(buf + 6);
+	out->msn = siw_get_be32(buf + 10);
+	out->mo = siw_get_be32(buf + 14);
+	if (out->qn >= (flags & SIW_DDP_EXT ? SIW_QN_NUM : SIW_QN_NUM_BASE))
+		return SIW_TERM_DDP_UT_INVALID_QN;
+	return SIW_TERM_OK;
+}
 
-	/* RDMAP layer */
+/* The RDMAP opcode against the DDP header it came in, and the lengths. */
+static enum siw_term_code check_rdmap(const struct siw_op_info *op,
+				      u8 rdmap, u32 ulpdu_len,
+				      struct siw_hdr *out)
+{
 	if ((rdmap & SIW_RDMAP_RV_MASK) >> SIW_RDMAP_RV_SHIFT !=
 	    SIW_RDMAP_VERSION)
 		return SIW_TERM_RDMAP_VERSION;
-	op = op_for(out->opcode, flags);
 	/*
 	 * Reserved opcodes, RFC 7306's where it was not negotiated, and
 	 * tagged opcodes arriving untagged or back.
@@ -135,14 +124,11 @@ enum siw_term_code siw_ddp_check(const u8 *buf, size_t avail, u32 ulpdu_len,
 	/* A known untagged opcode on another opcode's queue. */
 	if (!op->tagged && out->qn != op->qn)
 		return SIW_TERM_DDP_UT_INVALID_QN;
-	if (!op->tagged && !op->inval && out->rsvd_ulp)
-		rsvd = true;
-
 	/*
 	 * Read Request, Terminate and RFC 7306's messages are one segment
-	 * each. A later segment
-	 * (MO not 0) is an invalid MO; a first one that is not also the last
-	 * announces a message longer than the single buffer it can have.
+	 * each. A later segment (MO not 0) is an invalid MO; a first one
+	 * that is not also the last announces a message longer than the
+	 * single buffer it can have.
 	 */
 	if (op->single) {
 		if (out->mo)
@@ -159,6 +145,70 @@ enum siw_term_code siw_ddp_check(const u8 *buf, size_t avail, u32 ulpdu_len,
 	 */
 	if (op->exact && ulpdu_len > op->hdr_len)
 		return SIW_TERM_DDP_UT_TOO_LONG;
+	return SIW_TERM_OK;
+}
+
+/* The body after the DDP header, by what the message is. */
+static enum siw_term_code get_body(const struct siw_op_info *op,
+				   const u8 *body, unsigned int flags,
+				   struct siw_hdr *out)
+{
+	switch (op->kind) {
+	case SIW_MSG_READ_REQ:
+		get_rreq(body, &out->rreq);
+		break;
+	case SIW_MSG_IMM:
+		out->imm = siw_get_be64(body);
+		break;
+	case SIW_MSG_ATOMIC_REQ:
+		get_atomic_req(body, &out->atomic);
+		/* The 28 bits before AtomicOp are reserved. */
+		if (out->atomic.op_rsvd) {
+			out->rsvd_set = true;
+			if (flags & SIW_DDP_STRICT)
+				return SIW_TERM_RDMAP_OP_UNSPEC;
+		}
+		break;
+	case SIW_MSG_ATOMIC_RESP:
+		out->atomic_resp.req_id = siw_get_be32(body);
+		out->atomic_resp.orig = siw_get_be64(body + 4);
+		break;
+	default:
+		break;
+	}
+	return SIW_TERM_OK;
+}
+
+enum siw_term_code siw_ddp_check(const u8 *buf, size_t avail, u32 ulpdu_len,
+				 unsigned int flags, struct siw_hdr *out)
+{
+	const struct siw_op_info *op;
+	enum siw_term_code code;
+	u8 ddp, rdmap;
+	bool rsvd;
+
+	memset(out, 0, sizeof(*out));
+	out->hdr_len = SIW_TAGGED_HDR_LEN;
+	if (avail < sizeof(struct siw_ctrl))
+		return SIW_TERM_NEED_MORE;
+
+	ddp = buf[0];
+	rdmap = buf[1];
+	out->tagged = ddp & SIW_DDP_FLAG_T;
+	out->last = ddp & SIW_DDP_FLAG_L;
+	out->opcode = rdmap & SIW_RDMAP_OPCODE_MASK;
+	out->hdr_len = siw_ddp_hdr_len_flags(ddp, rdmap, flags);
+	rsvd = (ddp & SIW_DDP_RSVD_MASK) || (rdmap & SIW_RDMAP_RSVD_MASK);
+
+	code = check_ddp(buf, avail, ulpdu_len, flags, out);
+	if (code != SIW_TERM_OK)
+		return code;
+	op = op_for(out->opcode, flags);
+	code = check_rdmap(op, rdmap, ulpdu_len, out);
+	if (code != SIW_TERM_OK)
+		return code;
+	if (!op->tagged && !op->inval && out->rsvd_ulp)
+		rsvd = true;
 	/*
 	 * RFC 5040/5041 reserve these bits as zero on transmit, not checked
 	 * on receive; strict checking reports them as "unspecified".
@@ -169,25 +219,9 @@ enum siw_term_code siw_ddp_check(const u8 *buf, size_t avail, u32 ulpdu_len,
 
 	if (avail < op->hdr_len)
 		return SIW_TERM_NEED_MORE;
-	if (out->opcode == SIW_RDMAP_READ_REQ)
-		get_rreq(buf + SIW_UNTAGGED_HDR_LEN, &out->rreq);
-	if (out->opcode == SIW_RDMAP_IMM || out->opcode == SIW_RDMAP_IMM_SE)
-		out->imm = siw_get_be64(buf + SIW_UNTAGGED_HDR_LEN);
-	if (out->opcode == SIW_RDMAP_ATOMIC_REQ) {
-		get_atomic_req(buf + SIW_UNTAGGED_HDR_LEN, &out->atomic);
-		/* The 28 bits before AtomicOp are reserved. */
-		if (out->atomic.op_rsvd) {
-			out->rsvd_set = true;
-			if (flags & SIW_DDP_STRICT)
-				return SIW_TERM_RDMAP_OP_UNSPEC;
-		}
-	}
-	if (out->opcode == SIW_RDMAP_ATOMIC_RESP) {
-		out->atomic_resp.req_id =
-			siw_get_be32(buf + SIW_UNTAGGED_HDR_LEN);
-		out->atomic_resp.orig =
-			siw_get_be64(buf + SIW_UNTAGGED_HDR_LEN + 4);
-	}
+	code = get_body(op, buf + SIW_UNTAGGED_HDR_LEN, flags, out);
+	if (code != SIW_TERM_OK)
+		return code;
 	out->payload_len = ulpdu_len - op->hdr_len;
 	return SIW_TERM_OK;
 }

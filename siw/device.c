@@ -315,47 +315,29 @@ static bool siw_netdev_gone(struct net_device *netdev)
 	return gone;
 }
 
-int siw_device_add(const char *ibdev_name, struct net_device *netdev)
+/* -EEXIST if the name or the netdev has an RDMA device already. */
+static int siw_link_free(const char *ibdev_name, struct net_device *netdev)
 {
-	struct siw_device *sdev;
 	struct ib_device *other;
-	int err;
-
-	mutex_lock(&siw_add_mutex);
 
 	if (siw_ib_name_taken(ibdev_name)) {
 		pr_warn("siw: cannot add link %s: an RDMA device of that name exists\n",
 			ibdev_name);
-		err = -EEXIST;
-		goto err_unlock;
+		return -EEXIST;
 	}
 	other = ib_device_get_by_netdev(netdev, RDMA_DRIVER_SIW);
 	if (other) {
 		pr_warn("siw: cannot add link %s: netdev %s already has siw device %s\n",
 			ibdev_name, netdev->name, dev_name(&other->dev));
 		ib_device_put(other);
-		err = -EEXIST;
-		goto err_unlock;
+		return -EEXIST;
 	}
+	return 0;
+}
 
-	sdev = ib_alloc_device(siw_device, base_dev);
-	if (!sdev) {
-		err = -ENOMEM;
-		goto err_unlock;
-	}
-
-	err = ida_alloc(&siw_dev_ida, GFP_KERNEL);
-	if (err < 0)
-		goto err_dealloc_device;
-	sdev->dev_id = err;
-
-	dev_hold(netdev);
-	sdev->netdev = netdev;
-	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC1);
-	spin_lock_init(&sdev->stats_lock);
-	spin_lock_init(&sdev->atomic_lock);
-	siw_mem_table_init(sdev);
-
+/* The ib_device's attributes, as an RNIC on netdev. */
+static void siw_device_attrs(struct siw_device *sdev, struct net_device *netdev)
+{
 	sdev->base_dev.node_type = RDMA_NODE_RNIC;
 	/*
 	 * On a NIC, siw's device sits under the NIC's bus device in sysfs,
@@ -394,6 +376,37 @@ int siw_device_add(const char *ibdev_name, struct net_device *netdev)
 	siw_netdev_lo_addr_set(sdev);
 	rtnl_unlock();
 
+}
+
+int siw_device_add(const char *ibdev_name, struct net_device *netdev)
+{
+	struct siw_device *sdev;
+	int err;
+
+	mutex_lock(&siw_add_mutex);
+	err = siw_link_free(ibdev_name, netdev);
+	if (err)
+		goto err_unlock;
+
+	sdev = ib_alloc_device(siw_device, base_dev);
+	if (!sdev) {
+		err = -ENOMEM;
+		goto err_unlock;
+	}
+
+	err = ida_alloc(&siw_dev_ida, GFP_KERNEL);
+	if (err < 0)
+		goto err_dealloc_device;
+	sdev->dev_id = err;
+
+	dev_hold(netdev);
+	sdev->netdev = netdev;
+	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC1);
+	spin_lock_init(&sdev->stats_lock);
+	spin_lock_init(&sdev->atomic_lock);
+	siw_mem_table_init(sdev);
+
+	siw_device_attrs(sdev, netdev);
 	ib_set_device_ops(&sdev->base_dev, &siw_device_ops);
 	ib_set_device_ops(&sdev->base_dev, &siw_verbs_ops);
 	ib_set_device_ops(&sdev->base_dev, &siw_cm_ops);

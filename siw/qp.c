@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 /*
- * Queue pairs: creation with queues in shared memory, the state machine as
- * ib_core and iw_cm drive it, posting from kernel consumers, the doorbell
- * of user consumers, completions and flushing.
+ * Queue pairs: the object (creation with queues in shared memory,
+ * destruction, lookup, binding to a connection), and its state machine
+ * as ib_core and iw_cm drive it: modify_qp, connection up and down,
+ * failure and Terminate, and the flush of both queues. The queues
+ * themselves are sq.c and rq.c (srq.c); the transmitter tx.c, the
+ * receiver rx.c.
  *
- * Queue ownership follows the VALID flag of each element
- * (uapi/rdma/siw-abi.h): the poster sets it last, siw clears it when the
- * work request completed. The kernel never trusts an element in shared
- * memory twice: it copies it before looking at it.
+ * The kernel never trusts an element in shared memory twice: it copies
+ * it before looking at it.
  */
 #include <linux/capability.h>
 #include <linux/log2.h>
@@ -17,8 +18,6 @@
 #include <linux/vmalloc.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/uverbs_ioctl.h>
-#include <rdma/restrack.h>
-#include <rdma/rdma_netlink.h>
 
 #include <net/tcp.h>
 
@@ -27,7 +26,6 @@
 #include "mem.h"
 #include "cm.h"
 #include "trace.h"
-#include "wr_ops.h"
 
 static const char *const siw_qp_state_names[] = {
 	[IB_QPS_RESET] = "RESET",
@@ -61,23 +59,6 @@ static void siw_qp_set_state(struct siw_qp *qp, enum ib_qp_state new,
 		 siw_qp_state_name(qp->state), siw_qp_state_name(new), cause);
 	trace_siw_qp_state(qp, qp->state, new, cause);
 	WRITE_ONCE(qp->state, new);
-}
-
-/* Must hold the QP's state_lock. */
-static bool siw_qp_in_error(struct siw_qp *qp)
-{
-	lockdep_assert_held(&qp->state_lock);
-	return qp->state == IB_QPS_ERR;
-}
-
-/*
- * A snapshot for the post verbs, which run per work request: the answer
- * may be stale as soon as it is read, with or without state_lock, so the
- * lock round trip would buy nothing.
- */
-static bool siw_qp_in_reset(struct siw_qp *qp)
-{
-	return READ_ONCE(qp->state) == IB_QPS_RESET;
 }
 
 /*
@@ -172,26 +153,10 @@ static int siw_qp_check_caps(struct siw_device *sdev,
 	return 0;
 }
 
-int siw_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
-		  struct ib_udata *udata)
+/* The new QP's fields, from what the consumer asked for. */
+static void siw_qp_init(struct siw_qp *qp, struct siw_device *sdev,
+			const struct ib_qp_init_attr *attr, bool user)
 {
-	struct siw_device *sdev = to_siw_dev(base_qp->device);
-	struct siw_qp *qp = to_siw_qp(base_qp);
-	struct siw_uresp_create_qp uresp = {};
-	size_t sq_size, rq_size = 0;
-	u32 qpn;
-	int err;
-
-	err = siw_qp_check_caps(sdev, attr);
-	if (err)
-		return err;
-	if (udata && udata->outlen < sizeof(uresp))
-		return -EINVAL;
-	if (atomic_inc_return(&sdev->num_qp) > SIW_MAX_QP) {
-		err = -ENOMEM;
-		goto err_count;
-	}
-
 	qp->sdev = sdev;
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->released);
@@ -212,9 +177,9 @@ int siw_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
 	 * through modify_qp, and refuses posts there.
 	 */
 	qp->state = IB_QPS_INIT;
-	qp->user = !!udata;
+	qp->user = user;
 	/* Who may bind it to a connection (siw_qp_cm_bind). */
-	if (udata)
+	if (user)
 		qp->owner = get_pid(task_tgid(current));
 	/*
 	 * The stock provider computes "the slot before" as
@@ -230,17 +195,23 @@ int siw_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
 	qp->ord = SIW_MAX_ORD_QP;
 	qp->scq = to_siw_cq(attr->send_cq);
 	qp->rcq = to_siw_cq(attr->recv_cq);
+	if (attr->srq)
+		qp->srq = to_siw_srq(attr->srq);
+	else
+		qp->num_rqe = roundup_pow_of_two(attr->cap.max_recv_wr);
+}
 
+/* The transmitter's per-QP state: slot states, ORQ, IRQ and buffers. */
+static int siw_qp_alloc_tx(struct siw_qp *qp)
+{
 	qp->sq_state = kvcalloc(qp->num_sqe, sizeof(*qp->sq_state),
 				GFP_KERNEL);
 	/* Only kernel consumers can post what needs it (RFC 7306). */
-	if (!udata) {
+	if (!qp->user) {
 		qp->sq_ext = kvcalloc(qp->num_sqe, sizeof(*qp->sq_ext),
 				      GFP_KERNEL);
-		if (!qp->sq_ext) {
-			err = -ENOMEM;
-			goto err_free_tx;
-		}
+		if (!qp->sq_ext)
+			return -ENOMEM;
 	}
 	qp->orq_size = SIW_MAX_ORD_QP;
 	qp->orq = kcalloc(qp->orq_size, sizeof(*qp->orq), GFP_KERNEL);
@@ -251,27 +222,94 @@ int siw_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
 	qp->tx_kv = kcalloc(SIW_TX_KV_MAX, sizeof(*qp->tx_kv), GFP_KERNEL);
 	qp->tx_msg = siw_tx_msg_alloc();
 	if (!qp->sq_state || !qp->orq || !qp->irq || !qp->tx_hdr ||
-	    !qp->tx_trailer || !qp->tx_kv || !qp->tx_msg) {
+	    !qp->tx_trailer || !qp->tx_kv || !qp->tx_msg)
+		return -ENOMEM;
+	return 0;
+}
+
+/* The send queue and, without an SRQ, the receive queue. */
+static int siw_qp_alloc_queues(struct siw_qp *qp)
+{
+	qp->sendq = siw_queue_alloc(qp->num_sqe * sizeof(struct siw_sqe));
+	if (!qp->sendq)
+		return -ENOMEM;
+	if (qp->srq)
+		return 0;
+	qp->recvq = siw_queue_alloc(qp->num_rqe * sizeof(struct siw_rqe));
+	if (!qp->recvq) {
+		vfree(qp->sendq);
+		qp->sendq = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Lets go of the queues; a mapped one's memory is its mapping entry's. */
+static void siw_qp_free_queues(struct siw_qp *qp)
+{
+	if (qp->rq_umap)
+		siw_queue_unmap(qp->rq_umap);
+	else
+		vfree(qp->recvq);
+	if (qp->sq_umap)
+		siw_queue_unmap(qp->sq_umap);
+	else
+		vfree(qp->sendq);
+}
+
+/* Maps a user QP's queues and tells its provider where they are. */
+static int siw_qp_map_user(struct siw_qp *qp, struct ib_udata *udata)
+{
+	struct siw_uresp_create_qp uresp = {};
+	int err;
+
+	uresp.qp_id = qp->base_qp.qp_num;
+	uresp.num_sqe = qp->num_sqe;
+	uresp.num_rqe = qp->num_rqe;
+	/*
+	 * The stock provider refuses SIW_INVAL_UOBJ_KEY even for the
+	 * receive queue of a QP on an SRQ, which it never maps.
+	 */
+	uresp.rq_key = 0;
+	err = siw_queue_map(udata, qp->sendq,
+			    qp->num_sqe * sizeof(struct siw_sqe), &qp->sq_umap,
+			    &uresp.sq_key);
+	if (err)
+		return err;
+	if (qp->recvq) {
+		err = siw_queue_map(udata, qp->recvq,
+				    qp->num_rqe * sizeof(struct siw_rqe),
+				    &qp->rq_umap, &uresp.rq_key);
+		if (err)
+			return err;
+	}
+	return ib_copy_to_udata(udata, &uresp, sizeof(uresp));
+}
+
+int siw_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
+		  struct ib_udata *udata)
+{
+	struct siw_device *sdev = to_siw_dev(base_qp->device);
+	struct siw_qp *qp = to_siw_qp(base_qp);
+	u32 qpn;
+	int err;
+
+	err = siw_qp_check_caps(sdev, attr);
+	if (err)
+		return err;
+	if (udata && udata->outlen < sizeof(struct siw_uresp_create_qp))
+		return -EINVAL;
+	if (atomic_inc_return(&sdev->num_qp) > SIW_MAX_QP) {
 		err = -ENOMEM;
+		goto err_count;
+	}
+	siw_qp_init(qp, sdev, attr, !!udata);
+	err = siw_qp_alloc_tx(qp);
+	if (err)
 		goto err_free_tx;
-	}
-	sq_size = qp->num_sqe * sizeof(struct siw_sqe);
-	qp->sendq = siw_queue_alloc(sq_size);
-	if (!qp->sendq) {
-		err = -ENOMEM;
+	err = siw_qp_alloc_queues(qp);
+	if (err)
 		goto err_free_tx;
-	}
-	if (attr->srq) {
-		qp->srq = to_siw_srq(attr->srq);
-	} else {
-		qp->num_rqe = roundup_pow_of_two(attr->cap.max_recv_wr);
-		rq_size = qp->num_rqe * sizeof(struct siw_rqe);
-		qp->recvq = siw_queue_alloc(rq_size);
-		if (!qp->recvq) {
-			err = -ENOMEM;
-			goto err_free_sq;
-		}
-	}
 
 	/*
 	 * The number is reserved now and the QP published only once it is
@@ -282,27 +320,10 @@ int siw_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
 	err = xa_alloc_cyclic(&sdev->qp_xa, &qpn, NULL, XA_LIMIT(1, SIW_MAX_QP),
 			      &sdev->next_qpn, GFP_KERNEL);
 	if (err < 0)
-		goto err_free_rq;
+		goto err_free_queues;
 	base_qp->qp_num = qpn;
-
 	if (udata) {
-		uresp.qp_id = qpn;
-		uresp.num_sqe = qp->num_sqe;
-		uresp.num_rqe = qp->num_rqe;
-		/* The stock provider refuses SIW_INVAL_UOBJ_KEY even for the
-		 * receive queue of a QP on an SRQ, which it never maps. */
-		uresp.rq_key = 0;
-		err = siw_queue_map(udata, qp->sendq, sq_size, &qp->sq_umap,
-				    &uresp.sq_key);
-		if (err)
-			goto err_erase;
-		if (qp->recvq) {
-			err = siw_queue_map(udata, qp->recvq, rq_size,
-					    &qp->rq_umap, &uresp.rq_key);
-			if (err)
-				goto err_erase;
-		}
-		err = ib_copy_to_udata(udata, &uresp, sizeof(uresp));
+		err = siw_qp_map_user(qp, udata);
 		if (err)
 			goto err_erase;
 	}
@@ -317,17 +338,8 @@ int siw_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
 
 err_erase:
 	xa_erase(&sdev->qp_xa, qpn);
-err_free_rq:
-	/* A mapped queue's memory belongs to its mapping entry. */
-	if (qp->rq_umap)
-		siw_queue_unmap(qp->rq_umap);
-	else
-		vfree(qp->recvq);
-err_free_sq:
-	if (qp->sq_umap)
-		siw_queue_unmap(qp->sq_umap);
-	else
-		vfree(qp->sendq);
+err_free_queues:
+	siw_qp_free_queues(qp);
 err_free_tx:
 	siw_qp_free_tx(qp);
 err_count:
@@ -362,172 +374,10 @@ int siw_destroy_qp(struct ib_qp *base_qp, struct ib_udata *udata)
 	siw_stats_qp_retire(qp);
 	xa_unlock(&sdev->qp_xa);
 	siw_qp_free_tx(qp);
-
-	if (qp->rq_umap)
-		siw_queue_unmap(qp->rq_umap);
-	else
-		vfree(qp->recvq);
-	if (qp->sq_umap)
-		siw_queue_unmap(qp->sq_umap);
-	else
-		vfree(qp->sendq);
+	siw_qp_free_queues(qp);
 	atomic_dec(&sdev->num_qp);
 	put_pid(qp->owner);
 	return 0;
-}
-
-/*
- * Completes one send queue element and hands its slot back. The slot goes
- * back first: a consumer that sees the completion may post into it at
- * once (a queue of depth one does exactly that).
- */
-int siw_sqe_complete(struct siw_qp *qp, struct siw_sqe *sqe, u32 bytes,
-		     enum siw_wc_status status)
-{
-	struct siw_sqe *slot = &qp->sendq[qp->sq_get % qp->num_sqe];
-	struct siw_cqe cqe = {};
-
-	smp_store_release(&slot->flags, 0);
-	/*
-	 * Released after the slot: a lockless reader that sees the ring no
-	 * longer full (siw_sq_peek) also sees the slot emptied.
-	 */
-	smp_store_release(&qp->sq_get, qp->sq_get + 1);
-	if (!(sqe->flags & SIW_WQE_SIGNALLED) && !qp->sq_sig_all &&
-	    status == SIW_WC_SUCCESS)
-		return 0;
-	cqe.id = sqe->id;
-	cqe.opcode = sqe->opcode;
-	cqe.status = status;
-	cqe.bytes = bytes;
-	if (qp->user)
-		cqe.qp_id = qp->base_qp.qp_num;
-	else
-		cqe.base_qp = &qp->base_qp;
-	return siw_cq_add(qp->scq, &cqe, false);
-}
-
-/* Completes one receive queue element. */
-int siw_rqe_complete_done(struct siw_qp *qp, struct siw_rqe *rqe,
-			  const struct siw_rqe_done *done,
-			  enum siw_wc_status status)
-{
-	struct siw_cqe cqe = {
-		.id = rqe->id,
-		.opcode = SIW_OP_RECEIVE,
-		.status = status,
-		.bytes = done->bytes,
-	};
-
-	if (done->inval_stag) {
-		cqe.flags = SIW_WQE_REM_INVAL;
-		cqe.inval_stag = done->inval_stag;
-	} else if (done->imm && status == SIW_WC_SUCCESS) {
-		/* Only kernel QPs negotiate RFC 7306 (cm.c). */
-		cqe.flags = SIW_CQE_WITH_IMM;
-		cqe.imm_data = done->imm_data;
-		if (done->rdma_imm)
-			cqe.opcode = SIW_OP_RECV_RDMA_IMM;
-	}
-	if (qp->user)
-		cqe.qp_id = qp->base_qp.qp_num;
-	else
-		cqe.base_qp = &qp->base_qp;
-	return siw_cq_add(qp->rcq, &cqe, rqe->flags & SIW_WQE_SOLICITED);
-}
-
-int siw_rqe_complete(struct siw_qp *qp, struct siw_rqe *rqe, u32 bytes,
-		     u32 inval_stag, enum siw_wc_status status)
-{
-	struct siw_rqe_done done = { .bytes = bytes, .inval_stag = inval_stag };
-
-	return siw_rqe_complete_done(qp, rqe, &done, status);
-}
-
-/*
- * Flushes the posted send queue elements, at most one lap of the ring: a
- * user QP's ring is mapped into the process, which may keep setting VALID
- * bits (and freeing completions) while we walk it with interrupts off.
- * What it posts meanwhile stays posted, as on any QP in error. Must hold
- * sq_lock.
- */
-static void siw_sq_flush(struct siw_qp *qp)
-{
-	unsigned long flags;
-	u32 n = 0;
-
-	lockdep_assert_held(&qp->sq_lock);
-	/*
-	 * The transmitter still reads the buffers of an element it started:
-	 * nothing completes before it lets go, which then flushes.
-	 */
-	if (qp->sq_held) {
-		qp->sq_flush_due = true;
-		return;
-	}
-	/* Zero-copy messages still out complete nothing any more. */
-	qp->sq_epoch++;
-	spin_lock_irqsave(&qp->orq_lock, flags);
-	qp->orq_get = qp->orq_put;
-	qp->orq_done_bytes = 0;
-	spin_unlock_irqrestore(&qp->orq_lock, flags);
-	while (n < qp->num_sqe) {
-		struct siw_sqe *slot = &qp->sendq[qp->sq_get % qp->num_sqe];
-		struct siw_sqe sqe;
-
-		if (!(smp_load_acquire(&slot->flags) & SIW_WQE_VALID))
-			break;
-		memcpy(&sqe, slot, sizeof(sqe));
-		qp->sq_state[qp->sq_get % qp->num_sqe].done = 0;
-		if (siw_sqe_complete(qp, &sqe, 0, SIW_WC_WR_FLUSH_ERR))
-			break;	/* CQ full: the rest stays posted */
-		n++;
-	}
-	if (n) {
-		pr_debug("siw: QP %u: %u send queue elements flushed\n",
-			 qp->base_qp.qp_num, n);
-		trace_siw_flush(qp, SIW_TRACE_SQ, n);
-	}
-	/* Nothing started stays behind the flushed part. */
-	if ((s32)(qp->sq_get - qp->sq_next) > 0)
-		qp->sq_next = qp->sq_get;
-}
-
-/*
- * Flushes the posted receive queue elements, at most one lap of the ring
- * (see siw_sq_flush). Must hold rq_lock.
- */
-static void siw_rq_flush(struct siw_qp *qp)
-{
-	u32 n = 0;
-
-	lockdep_assert_held(&qp->rq_lock);
-	/*
-	 * The receive path holds an older element: it completes first, and
-	 * the connection's end (siw_qp_disconnected) flushes the rest.
-	 */
-	if (qp->rq_held)
-		return;
-	while (qp->recvq && n < qp->num_rqe) {
-		struct siw_rqe *slot = &qp->recvq[qp->rq_get % qp->num_rqe];
-		struct siw_rqe rqe;
-
-		if (!(smp_load_acquire(&slot->flags) & SIW_WQE_VALID))
-			break;
-		memcpy(&rqe, slot, sizeof(rqe));
-		rqe.flags = 0;
-		/* The slot goes back before its completion shows. */
-		smp_store_release(&slot->flags, 0);
-		qp->rq_get++;
-		if (siw_rqe_complete(qp, &rqe, 0, 0, SIW_WC_WR_FLUSH_ERR))
-			break;
-		n++;
-	}
-	if (n) {
-		pr_debug("siw: QP %u: %u receives flushed\n",
-			 qp->base_qp.qp_num, n);
-		trace_siw_flush(qp, SIW_TRACE_RQ, n);
-	}
 }
 
 /*
@@ -597,27 +447,6 @@ void siw_qp_to_error(struct siw_qp *qp)
 }
 
 /*
- * The send queue has new work: start it, or flush it when the QP is in
- * error. Work posted before the connection exists waits for it.
- */
-void siw_sq_kick(struct siw_qp *qp)
-{
-	unsigned long flags;
-	bool error, connected;
-
-	spin_lock_irqsave(&qp->state_lock, flags);
-	error = siw_qp_in_error(qp);
-	connected = qp->connected;
-	spin_unlock_irqrestore(&qp->state_lock, flags);
-	if (error)
-		siw_qp_flush(qp);
-	else if (connected && qp->user)
-		siw_tx_doorbell(qp);	/* a syscall: may transmit inline */
-	else if (connected)
-		siw_tx_schedule(qp);	/* kernel posters may be atomic */
-}
-
-/*
  * The QP failed: error state, flushed queues, the async event (0: none)
  * and the end of the connection. Any context.
  */
@@ -681,7 +510,7 @@ void siw_qp_terminate(struct siw_qp *qp, enum siw_term_code code,
 		IB_EVENT_QP_ACCESS_ERR : IB_EVENT_QP_FATAL;
 	siw_qp_fatal(qp, event);
 	if (first)
-		siw_tx_schedule(qp);	/* sends it, then closes */
+		siw_tx_queue_run(qp);	/* sends it, then closes */
 }
 
 /*
@@ -761,7 +590,7 @@ int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 
 	/* What arrived with or after the MPA frame, and what was posted. */
 	siw_rx_read(qp);
-	siw_tx_schedule(qp);
+	siw_tx_queue_run(qp);
 	return 0;
 }
 
@@ -894,82 +723,6 @@ out_unlock:
 	return err;
 }
 
-/*
- * For `rdma resource show qp -dd`: the connection endpoint (its id, as in
- * the tracepoints, and state) of every QP; for a connected one, what the
- * MPA exchange negotiated (revision, CRC, the RTR type of peer-to-peer
- * mode, IRD and ORD, GSO-sized FPDUs and the FPDU size) and its counters.
- */
-int siw_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *base_qp)
-{
-	struct siw_qp *qp = to_siw_qp(base_qp);
-	static const char * const rtr_name[] = {
-		[0] = "none",
-		[SIW_RTR_SEND] = "send",
-		[SIW_RTR_WRITE] = "write",
-		[SIW_RTR_READ] = "read",
-	};
-	struct nlattr *nest;
-	unsigned long flags;
-	const char *cep_state;
-	bool connected;
-	u32 cep_id;
-	int i;
-	u8 rev, rtr;
-	u32 ird, ord, mulpdu;
-	bool crc, gso, ext;
-
-	spin_lock_irqsave(&qp->state_lock, flags);
-	connected = qp->connected;
-	/* The QP holds a reference on its endpoint while connected. */
-	cep_state = connected && qp->cep ?
-		    siw_cep_state_name(siw_cep_state_of(qp->cep)) : "none";
-	cep_id = connected && qp->cep ? qp->cep->id : 0;
-	rev = qp->mpa_rev;
-	crc = qp->crc;
-	gso = qp->gso;
-	ext = qp->ext;
-	mulpdu = qp->mulpdu;
-	rtr = qp->rtr;
-	ird = qp->ird;
-	ord = qp->ord;
-	spin_unlock_irqrestore(&qp->state_lock, flags);
-	nest = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
-	if (!nest)
-		return -EMSGSIZE;
-	if (rdma_nl_put_driver_string(msg, "cep_state", cep_state) ||
-	    rdma_nl_put_driver_u32(msg, "cep_id", cep_id))
-		goto err_cancel;
-	if (!connected)
-		goto out;
-	if (rtr >= ARRAY_SIZE(rtr_name) || !rtr_name[rtr])
-		rtr = 0;
-	if (rdma_nl_put_driver_u32(msg, "mpa_rev", rev) ||
-	    rdma_nl_put_driver_u32(msg, "mpa_crc", crc) ||
-	    rdma_nl_put_driver_string(msg, "mpa_rtr", rtr_name[rtr]) ||
-	    rdma_nl_put_driver_u32(msg, "ird", ird) ||
-	    rdma_nl_put_driver_u32(msg, "ord", ord) ||
-	    rdma_nl_put_driver_u32(msg, "mpa_gso", gso) ||
-	    rdma_nl_put_driver_u32(msg, "rfc7306", ext) ||
-	    rdma_nl_put_driver_u32(msg, "mulpdu", mulpdu) ||
-	    rdma_nl_put_driver_u64(msg, "tx_zc_msgs",
-				   READ_ONCE(qp->tx_zc_msgs)) ||
-	    rdma_nl_put_driver_u64(msg, "tx_db_read_resps",
-				   READ_ONCE(qp->tx_db_read_resps)))
-		goto err_cancel;
-	for (i = 0; i < SIW_STAT_QP_NUM; i++)
-		if (rdma_nl_put_driver_u64(msg, siw_stat_name(i),
-					   siw_qp_stat_read(qp, i)))
-			goto err_cancel;
-out:
-	nla_nest_end(msg, nest);
-	return 0;
-
-err_cancel:
-	nla_nest_cancel(msg, nest);
-	return -EMSGSIZE;
-}
-
 int siw_query_qp(struct ib_qp *base_qp, struct ib_qp_attr *attr, int mask,
 		 struct ib_qp_init_attr *init_attr)
 {
@@ -1001,224 +754,4 @@ int siw_query_qp(struct ib_qp *base_qp, struct ib_qp_attr *attr, int mask,
 	init_attr->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR :
 						  IB_SIGNAL_REQ_WR;
 	return 0;
-}
-
-/* What the work request names beyond its SGEs, by the opcode's kind. */
-static int siw_wr_fields(const struct siw_wr_op *op, const struct ib_send_wr *wr,
-			 struct siw_sqe *sqe, struct siw_sqe_ext *ext)
-{
-	switch (op->kind) {
-	case SIW_WR_ATOMIC:
-		/* One 8-byte result buffer; an 8-byte aligned target. */
-		if (wr->num_sge != 1 ||
-		    wr->sg_list[0].length < SIW_ATOMIC_LEN ||
-		    (atomic_wr(wr)->remote_addr & (SIW_ATOMIC_LEN - 1)) ||
-		    (wr->send_flags & IB_SEND_INLINE))
-			return -EINVAL;
-		sqe->raddr = atomic_wr(wr)->remote_addr;
-		sqe->rkey = atomic_wr(wr)->rkey;
-		ext->compare_add = atomic_wr(wr)->compare_add;
-		ext->swap = atomic_wr(wr)->swap;
-		return 0;
-	case SIW_WR_READ:
-		if (wr->num_sge > op->max_sge)
-			return -EINVAL;
-		fallthrough;
-	case SIW_WR_WRITE:
-		sqe->raddr = rdma_wr(wr)->remote_addr;
-		sqe->rkey = rdma_wr(wr)->rkey;
-		break;
-	case SIW_WR_REG_MR:
-		sqe->base_mr = (uintptr_t)reg_wr(wr)->mr;
-		sqe->rkey = reg_wr(wr)->key;
-		sqe->access = reg_wr(wr)->access;
-		return 0;
-	default:
-		break;
-	}
-	if (op->flags & SIW_WR_INV_KEY)
-		sqe->rkey = wr->ex.invalidate_rkey;
-	if (op->flags & SIW_WR_IMM)
-		ext->imm = be32_to_cpu(wr->ex.imm_data);
-	return 0;
-}
-
-/* The work request's SGEs, or their bytes inline. */
-static int siw_wr_sges(struct siw_qp *qp, const struct siw_wr_op *op,
-		       const struct ib_send_wr *wr, struct siw_sqe *sqe)
-{
-	u32 bytes = 0;
-	int i;
-
-	if (!(wr->send_flags & IB_SEND_INLINE)) {
-		if (wr->num_sge > qp->max_send_sge)
-			return -EINVAL;
-		for (i = 0; i < wr->num_sge; i++) {
-			sqe->sge[i].laddr = wr->sg_list[i].addr;
-			sqe->sge[i].length = wr->sg_list[i].length;
-			sqe->sge[i].lkey = wr->sg_list[i].lkey;
-		}
-		sqe->num_sge = wr->num_sge;
-		return 0;
-	}
-	if (!(op->flags & SIW_WR_PAYLOAD))
-		return -EINVAL;
-	for (i = 0; i < wr->num_sge; i++) {
-		u32 len = wr->sg_list[i].length;
-
-		if (len > qp->max_inline - bytes)
-			return -EINVAL;
-		memcpy((char *)&sqe->sge[1] + bytes,
-		       (void *)(uintptr_t)wr->sg_list[i].addr, len);
-		bytes += len;
-	}
-	sqe->sge[0].length = bytes;
-	sqe->num_sge = 1;
-	sqe->flags |= SIW_WQE_INLINE;
-	return 0;
-}
-
-static int siw_wr_to_sqe(struct siw_qp *qp, const struct ib_send_wr *wr,
-			 struct siw_sqe *sqe, struct siw_sqe_ext *ext)
-{
-	int opcode = siw_wr_opcode_of(wr->opcode);
-	const struct siw_wr_op *op;
-	int err;
-
-	memset(sqe, 0, sizeof(*sqe));
-	memset(ext, 0, sizeof(*ext));
-	if (opcode < 0)
-		return opcode;
-	op = siw_wr_op(opcode);
-	/*
-	 * RFC 7306: only on a connection whose peer said it takes them (a
-	 * siw peer, mpa_rfc7306); with any other, nothing goes on the wire.
-	 */
-	if ((op->flags & SIW_WR_EXT) && !READ_ONCE(qp->ext))
-		return -EOPNOTSUPP;
-	sqe->id = wr->wr_id;
-	sqe->opcode = opcode;
-	err = siw_wr_fields(op, wr, sqe, ext);
-	if (err)
-		return err;
-	if (wr->send_flags & IB_SEND_SIGNALED)
-		sqe->flags |= SIW_WQE_SIGNALLED;
-	if (wr->send_flags & IB_SEND_SOLICITED)
-		sqe->flags |= SIW_WQE_SOLICITED;
-	if (wr->send_flags & IB_SEND_FENCE)
-		sqe->flags |= SIW_WQE_READ_FENCE;
-	/* Registration and invalidation name no buffers. */
-	if (op->kind == SIW_WR_REG_MR || op->kind == SIW_WR_INVAL)
-		return 0;
-	return siw_wr_sges(qp, op, wr, sqe);
-}
-
-/*
- * Kernel consumers post work requests here. User consumers write their
- * elements into the mapped queue themselves and call here with no work
- * request: the doorbell.
- */
-int siw_post_send(struct ib_qp *base_qp, const struct ib_send_wr *wr,
-		  const struct ib_send_wr **bad_wr)
-{
-	struct siw_qp *qp = to_siw_qp(base_qp);
-	unsigned long flags;
-	int err = 0;
-
-	if (qp->user) {
-		if (wr) {
-			*bad_wr = wr;
-			return -EINVAL;
-		}
-		siw_sq_kick(qp);
-		return 0;
-	}
-	/* A QP in RESET has no queues to post to: an immediate error. */
-	if (siw_qp_in_reset(qp)) {
-		*bad_wr = wr;
-		return -EINVAL;
-	}
-
-	spin_lock_irqsave(&qp->sq_lock, flags);
-	for (; wr; wr = wr->next) {
-		struct siw_sqe *slot = &qp->sendq[qp->sq_put % qp->num_sqe];
-		struct siw_sqe_ext ext;
-		struct siw_sqe sqe;
-
-		if (READ_ONCE(slot->flags) & SIW_WQE_VALID) {
-			err = -ENOMEM;
-			break;
-		}
-		err = siw_wr_to_sqe(qp, wr, &sqe, &ext);
-		if (err)
-			break;
-		qp->sq_ext[qp->sq_put % qp->num_sqe] = ext;
-		memcpy(slot, &sqe, sizeof(sqe));
-		smp_store_release(&slot->flags, sqe.flags | SIW_WQE_VALID);
-		qp->sq_put++;
-	}
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	if (err)
-		*bad_wr = wr;
-	siw_sq_kick(qp);
-	return err;
-}
-
-/* Writes kernel receive work requests into a receive queue ring. */
-int siw_post_rqes(struct siw_rqe *ring, u32 num, u32 *put, u32 max_sge,
-		  const struct ib_recv_wr *wr, const struct ib_recv_wr **bad_wr)
-{
-	int err = 0, i;
-
-	for (; wr; wr = wr->next) {
-		struct siw_rqe *slot = &ring[*put % num];
-
-		if (READ_ONCE(slot->flags) & SIW_WQE_VALID) {
-			err = -ENOMEM;
-			break;
-		}
-		if (wr->num_sge > max_sge) {
-			err = -EINVAL;
-			break;
-		}
-		slot->id = wr->wr_id;
-		slot->num_sge = wr->num_sge;
-		slot->opcode = SIW_OP_RECEIVE;
-		for (i = 0; i < wr->num_sge; i++) {
-			slot->sge[i].laddr = wr->sg_list[i].addr;
-			slot->sge[i].length = wr->sg_list[i].length;
-			slot->sge[i].lkey = wr->sg_list[i].lkey;
-		}
-		smp_store_release(&slot->flags, SIW_WQE_VALID);
-		(*put)++;
-	}
-	if (err)
-		*bad_wr = wr;
-	return err;
-}
-
-int siw_post_recv(struct ib_qp *base_qp, const struct ib_recv_wr *wr,
-		  const struct ib_recv_wr **bad_wr)
-{
-	struct siw_qp *qp = to_siw_qp(base_qp);
-	unsigned long flags;
-	bool error;
-	int err;
-
-	if (qp->user || qp->srq || siw_qp_in_reset(qp)) {
-		*bad_wr = wr;
-		return -EINVAL;
-	}
-	spin_lock_irqsave(&qp->rq_lock, flags);
-	err = siw_post_rqes(qp->recvq, qp->num_rqe, &qp->rq_put,
-			    qp->max_recv_sge, wr, bad_wr);
-	spin_unlock_irqrestore(&qp->rq_lock, flags);
-
-	spin_lock_irqsave(&qp->state_lock, flags);
-	error = siw_qp_in_error(qp);
-	spin_unlock_irqrestore(&qp->state_lock, flags);
-	/* Receives posted to a QP in error complete at once, flushed. */
-	if (error)
-		siw_qp_flush(qp);
-	return err;
 }

@@ -301,7 +301,7 @@ struct siw_qp {
 
 	/*
 	 * Transmit runs one at a time per QP, under tx_lock: in tx_work, or
-	 * inline in a user's doorbell (siw_tx_doorbell). The fields below up
+	 * inline in a user's doorbell (siw_tx_doorbell_run). The fields below up
 	 * to tx_corked are the transmitter's and need no lock of their own
 	 * (siw_qp_connected sets them before any run can start). Taken under
 	 * the endpoint's lock, before the socket lock and every spinlock.
@@ -337,7 +337,7 @@ struct siw_qp {
 	u64 stats[SIW_STAT_QP_NUM];
 	bool dying;		/* being destroyed: lookups fail. qp_xa's lock */
 	/*
-	 * Lockless, paired by full barriers (siw_tx_kick, siw_tx_run): a
+	 * Lockless, paired by full barriers (siw_tx_wake, siw_tx_run): a
 	 * transmit run is going on; work for it appeared since it last
 	 * looked. A kick during a run is left to that run, not a wake-up.
 	 */
@@ -414,6 +414,23 @@ static inline void siw_qp_put(struct siw_qp *qp)
 		complete(&qp->released);
 }
 
+/* Must hold the QP's state_lock. */
+static inline bool siw_qp_in_error(struct siw_qp *qp)
+{
+	lockdep_assert_held(&qp->state_lock);
+	return qp->state == IB_QPS_ERR;
+}
+
+/*
+ * A snapshot for the post verbs, which run per work request: the answer
+ * may be stale as soon as it is read, with or without state_lock, so the
+ * lock round trip would buy nothing.
+ */
+static inline bool siw_qp_in_reset(struct siw_qp *qp)
+{
+	return READ_ONCE(qp->state) == IB_QPS_RESET;
+}
+
 /* cq.c */
 int siw_cq_add(struct siw_cq *cq, const struct siw_cqe *cqe, bool solicited);
 void siw_cq_notify(struct siw_cq *cq);
@@ -442,8 +459,23 @@ void siw_qp_place_end(struct siw_qp *qp, unsigned long flags);
 void siw_qp_cm_unbind(struct siw_qp *qp);
 void siw_qp_to_error(struct siw_qp *qp);
 void siw_qp_flush(struct siw_qp *qp);
+
+/* sq.c */
+/* The slot after the last started one (siw_sq_peek). */
+enum siw_sq_next {
+	SIW_SQ_READY,		/* a new VALID element waits to start */
+	SIW_SQ_EMPTY,		/* no VALID element to start */
+	SIW_SQ_FULL,		/* every slot started, none completed yet */
+};
+enum siw_sq_next siw_sq_peek(struct siw_qp *qp);
+bool siw_sq_startable(struct siw_qp *qp);
+bool siw_sq_start(struct siw_qp *qp, u32 pos);
+void siw_sq_release_held(struct siw_qp *qp);
+void siw_sq_flush(struct siw_qp *qp);
 int siw_sqe_complete(struct siw_qp *qp, struct siw_sqe *sqe, u32 bytes,
 		     enum siw_wc_status status);
+
+/* rq.c */
 int siw_rqe_complete(struct siw_qp *qp, struct siw_rqe *rqe, u32 bytes,
 		     u32 inval_stag, enum siw_wc_status status);
 
@@ -462,8 +494,14 @@ int siw_rqe_complete_done(struct siw_qp *qp, struct siw_rqe *rqe,
 
 int siw_post_rqes(struct siw_rqe *ring, u32 num, u32 *put, u32 max_sge,
 		  const struct ib_recv_wr *wr, const struct ib_recv_wr **bad_wr);
+u64 siw_rqe_len(const struct siw_rqe *rqe);
+bool siw_rq_take(struct siw_qp *qp, struct siw_rqe *rqe, u32 *pos);
+int siw_rq_complete_held(struct siw_qp *qp, struct siw_rqe *rqe, u32 pos,
+			 const struct siw_rqe_done *done,
+			 enum siw_wc_status status);
+void siw_rq_flush(struct siw_qp *qp);
 
-void siw_sq_kick(struct siw_qp *qp);
+void siw_sq_posted(struct siw_qp *qp);
 void siw_qp_fatal(struct siw_qp *qp, enum ib_event_type event);
 int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 		     struct socket *sock, const struct siw_mpa_result *res,
@@ -473,17 +511,20 @@ void siw_qp_disconnected(struct siw_qp *qp);
 void siw_qp_terminate(struct siw_qp *qp, enum siw_term_code code,
 		      const u8 *hdr, u32 hdr_len);
 
+/* responder.c */
+void siw_irq_push(struct siw_qp *qp, const struct siw_hdr *h, bool atomic);
+
 /* tx.c */
 void siw_tx_work(struct work_struct *work);
-void siw_tx_doorbell(struct siw_qp *qp);
+void siw_tx_doorbell_run(struct siw_qp *qp);
 void siw_tx_quiesce(struct siw_qp *qp);
-void siw_tx_schedule(struct siw_qp *qp);
+void siw_tx_queue_run(struct siw_qp *qp);
 void siw_tx_hold_expired(struct work_struct *work);
 void siw_tx_hold_arm(struct siw_qp *qp, u32 ms);
 void siw_tx_hold_cancel(struct siw_qp *qp);
 void siw_tx_hold_stop(struct siw_qp *qp);
 bool siw_tx_release(struct siw_qp *qp);
-void siw_tx_kick(struct siw_qp *qp);
+void siw_tx_wake(struct siw_qp *qp);
 void siw_tx_write_space(struct sock *sk);
 void *siw_tx_msg_alloc(void);
 const char *siw_qp_state_name(enum ib_qp_state s);

@@ -139,40 +139,9 @@ end:
 static bool siw_rx_take_rqe(struct siw_qp *qp)
 {
 	struct siw_rx *rx = &qp->rx;
-	unsigned long flags;
-	bool ok = false;
 
-	if (qp->srq) {
-		ok = siw_srq_take(qp->srq, &rx->rqe);
-	} else {
-		struct siw_rqe *slot;
-
-		spin_lock_irqsave(&qp->rq_lock, flags);
-		slot = &qp->recvq[qp->rq_get % qp->num_rqe];
-		if (smp_load_acquire(&slot->flags) & SIW_WQE_VALID) {
-			memcpy(&rx->rqe, slot, sizeof(rx->rqe));
-			/* The slot stays VALID until it completes. */
-			rx->rqe_pos = qp->rq_get++;
-			qp->rq_held = true;
-			ok = true;
-		}
-		spin_unlock_irqrestore(&qp->rq_lock, flags);
-	}
-	if (!ok)
+	if (!siw_rq_take(qp, &rx->rqe, &rx->rqe_pos))
 		return false;
-	if (trace_siw_wqe_start_enabled()) {
-		u64 len = 0;
-		u32 i;
-
-		for (i = 0; i < min_t(u32, rx->rqe.num_sge, SIW_MAX_SGE); i++)
-			len += rx->rqe.sge[i].length;
-		trace_siw_wqe_start(qp,
-				    qp->srq ? SIW_TRACE_SRQ : SIW_TRACE_RQ,
-				    qp->srq ? 0 : rx->rqe_pos, rx->rqe.id,
-				    SIW_OP_RECEIVE, len);
-	}
-	if (rx->rqe.num_sge > SIW_MAX_SGE)
-		rx->rqe.num_sge = SIW_MAX_SGE;
 	rx->have_rqe = true;
 	rx->rqe_bytes = 0;
 	rx->rqe_sge = 0;
@@ -180,25 +149,11 @@ static bool siw_rx_take_rqe(struct siw_qp *qp)
 	return true;
 }
 
-static u64 siw_rqe_len(const struct siw_rqe *rqe)
-{
-	u64 len = 0;
-	u32 i;
-
-	for (i = 0; i < rqe->num_sge; i++)
-		len += rqe->sge[i].length;
-	return len;
-}
-
 /* Completes the held receive element and hands its slot back. */
 static void siw_rx_complete_rqe(struct siw_qp *qp, u32 inval,
 				enum siw_wc_status status)
 {
 	struct siw_rx *rx = &qp->rx;
-
-	unsigned long flags;
-	int err;
-
 	struct siw_rqe_done done = {
 		.bytes = rx->rqe_bytes,
 		.inval_stag = inval,
@@ -212,20 +167,7 @@ static void siw_rx_complete_rqe(struct siw_qp *qp, u32 inval,
 	rx->have_rqe = false;
 	rx->rqe_imm = false;
 	rx->rqe_rdma_imm = false;
-	if (qp->srq) {
-		err = siw_rqe_complete_done(qp, &rx->rqe, &done, status);
-	} else {
-		/* The slot goes back before its completion shows. */
-		smp_store_release(&qp->recvq[rx->rqe_pos % qp->num_rqe].flags,
-				  0);
-		err = siw_rqe_complete_done(qp, &rx->rqe, &done, status);
-		/* Only now may a flush complete younger elements. */
-		spin_lock_irqsave(&qp->rq_lock, flags);
-		qp->rq_held = false;
-		spin_unlock_irqrestore(&qp->rq_lock, flags);
-	}
-	siw_cq_notify(qp->rcq);
-	if (err)
+	if (siw_rq_complete_held(qp, &rx->rqe, rx->rqe_pos, &done, status))
 		siw_qp_terminate(qp, SIW_TERM_RDMAP_CATASTROPHIC, NULL, 0);
 }
 
@@ -682,7 +624,6 @@ static void siw_rx_end(struct siw_qp *qp)
 	struct siw_sge res = {};
 	struct siw_rx_snap s;
 	struct siw_rx_end e;
-	unsigned long flags;
 	u32 pos = 0, epoch = 0;
 
 	siw_rx_put_mem(rx);
@@ -749,27 +690,14 @@ static void siw_rx_end(struct siw_qp *qp)
 	}
 	if (e.code != SIW_TERM_OK)
 		siw_rx_fail(qp, e.code);
-	if (e.irq_push) {
-		struct siw_irq_entry *ie;
-
-		if (!e.irq_atomic)
-			trace_siw_read_request(qp, SIW_TRACE_IRQ, &h->rreq);
-		spin_lock_irqsave(&qp->irq_lock, flags);
-		ie = &qp->irq[qp->irq_put % qp->irq_size];
-		ie->atomic = e.irq_atomic;
-		if (e.irq_atomic)
-			ie->areq = h->atomic;
-		else
-			ie->rreq = h->rreq;
-		qp->irq_put++;
-		spin_unlock_irqrestore(&qp->irq_lock, flags);
-	}
+	if (e.irq_push)
+		siw_irq_push(qp, h, e.irq_atomic);
 	if (e.stream_dead)
 		rx->st.dead = true;
 	if (e.fatal)
 		siw_qp_fatal(qp, IB_EVENT_QP_FATAL);
 	if (e.tx_schedule)
-		siw_tx_kick(qp);
+		siw_tx_wake(qp);
 }
 
 /* The callbacks of the core's stream parser, on a QP and skbs. */

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 /*
- * Transmit: the send queue, Read Responses and Terminate messages, cut
- * into FPDUs sized to the connection's MULPDU and handed to the socket.
+ * The transmitter: runs that start send queue elements (sq.c) and answer
+ * inbound Read and Atomic Requests (responder.c), the RTR of peer-to-peer
+ * mode and the Terminate, each message cut into FPDUs sized to the
+ * connection's MULPDU (tx_msg.c) and handed to the socket.
  *
  * Runs one instance at a time per QP (qp->tx_lock): in the QP's tx_work, on
  * a work queue of its own, or inline in a user's doorbell for small
@@ -34,7 +36,7 @@
 static struct workqueue_struct *siw_tx_wq;
 
 /*
- * Payload a user's doorbell may transmit itself (see siw_tx_doorbell());
+ * Payload a user's doorbell may transmit itself (see siw_tx_doorbell_run());
  * 0 leaves all transmit to the worker. Read at every doorbell, so it can
  * be changed at run time. Inline transmit saves a wake-up per message;
  * the worker lets a thread posting to many QPs go on while other CPUs
@@ -55,7 +57,11 @@ module_param_named(tx_zcopy_bytes, siw_tx_zcopy_bytes, uint, 0644);
 MODULE_PARM_DESC(tx_zcopy_bytes,
 		 "Send/Write payload from which user memory is sent zero-copy over GSO-sized FPDUs, completing when TCP no longer needs it; 0: always copy (default " __stringify(SIW_TX_ZCOPY_BYTES) ")");
 
-void siw_tx_schedule(struct siw_qp *qp)
+/*
+ * Queues a transmit run on the worker, unconditionally (a run already
+ * queued absorbs it). The run holds a QP reference. Any context.
+ */
+void siw_tx_queue_run(struct siw_qp *qp)
 {
 	siw_qp_get(qp);
 	if (!queue_work(siw_tx_wq, &qp->tx_work))
@@ -76,7 +82,7 @@ bool siw_tx_release(struct siw_qp *qp)
 	WRITE_ONCE(qp->tx_held, false);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (held)
-		siw_tx_schedule(qp);
+		siw_tx_queue_run(qp);
 	return held;
 }
 
@@ -128,18 +134,18 @@ void siw_tx_hold_stop(struct siw_qp *qp)
 
 /*
  * Work for the transmit side was published (a Read Request or Terminate
- * to answer, a freed ORD slot or send queue slot): wake the worker unless
- * a transmit run is going on, which then finds the work itself or, if it
- * looked before, sees tx_kicked at its end (siw_tx_run). The full
- * barriers pair: a kick and a run's end cannot both miss each other.
+ * to answer, a freed ORD slot or send queue slot): queue a run unless
+ * one is going on, which then finds the work itself or, if it looked
+ * before, sees tx_kicked at its end (siw_tx_run). The full barriers
+ * pair: a wake-up and a run's end cannot both miss each other.
  */
-void siw_tx_kick(struct siw_qp *qp)
+void siw_tx_wake(struct siw_qp *qp)
 {
 	WRITE_ONCE(qp->tx_kicked, 1);
 	smp_mb();	/* pairs with siw_tx_run()'s, after tx_running = false */
 	if (READ_ONCE(qp->tx_running))
 		return;
-	siw_tx_schedule(qp);
+	siw_tx_queue_run(qp);
 }
 
 /* Looks up and checks the local SGEs of a send queue element. */
@@ -191,39 +197,6 @@ prot_err:
 	return SIW_WC_LOC_PROT_ERR;
 }
 
-/* What the send queue holds next (siw_sq_peek), or what siw_tx_sqe() did. */
-enum siw_tx_step {
-	SIW_TX_READY,		/* a new VALID element waits to start */
-	SIW_TX_SENT,		/* ran one element; go on */
-	SIW_TX_EMPTY,		/* no VALID element to start */
-	SIW_TX_RING_FULL,	/* every slot started, none completed yet */
-	SIW_TX_BLOCKED,		/* waits for a Read Response (ORD, fence), or
-				 * the QP failed */
-	SIW_TX_DEFER,		/* not in a doorbell: leave it to the worker */
-	SIW_TX_WAIT,		/* the socket is full: write_space resumes */
-};
-
-/* The slot after the last started one: a new element, nothing, or no room. */
-static enum siw_tx_step siw_sq_peek(struct siw_qp *qp)
-{
-	const struct siw_sqe *slot = &qp->sendq[qp->sq_next % qp->num_sqe];
-
-	/*
-	 * sq_get..sq_next are started, not yet completed, and still VALID:
-	 * with the ring full, the next slot is one of them, not a new one.
-	 */
-	if (qp->sq_next - smp_load_acquire(&qp->sq_get) >= qp->num_sqe)
-		return SIW_TX_RING_FULL;
-	if (!(smp_load_acquire(&slot->flags) & SIW_WQE_VALID))
-		return SIW_TX_EMPTY;
-	return SIW_TX_READY;
-}
-
-static bool siw_sq_startable(struct siw_qp *qp)
-{
-	return siw_sq_peek(qp) == SIW_TX_READY;
-}
-
 /*
  * More to transmit right behind this message: a VALID send queue element
  * or a Read Request to answer. Then the message's end goes to TCP with
@@ -251,85 +224,10 @@ static bool siw_tx_may_run(struct siw_qp *qp)
 }
 
 /*
- * Marks send queue slot pos ready to complete, then completes in order.
- * A slot a flush completed meanwhile (no longer between sq_get and
- * sq_next) stays as the flush left it: a done bit set there would
- * complete whatever is posted into the slot next, after a reconnect.
- */
-/* Is slot pos started and not yet completed? Must hold sq_lock. */
-static bool siw_sq_slot_live(struct siw_qp *qp, u32 pos)
-{
-	lockdep_assert_held(&qp->sq_lock);
-	return (s32)(pos - qp->sq_get) >= 0 && (s32)(qp->sq_next - pos) > 0;
-}
-
-void siw_sq_mark_done(struct siw_qp *qp, u32 pos,
-			     enum siw_wc_status status, u32 bytes)
-{
-	struct siw_sq_state *st = &qp->sq_state[pos % qp->num_sqe];
-	unsigned long flags;
-	bool live;
-
-	spin_lock_irqsave(&qp->sq_lock, flags);
-	live = siw_sq_slot_live(qp, pos);
-	if (live) {
-		st->status = status;
-		st->bytes = bytes;
-		st->done = 1;
-	}
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	if (live)
-		siw_sq_complete_ready(qp);
-}
-
-/*
- * Completes every element at the head of the send queue that may complete,
- * in posting order. Afterwards looks at the next unstarted slot: a user
- * who saw our last slot still VALID did not ring the doorbell.
- */
-void siw_sq_complete_ready(struct siw_qp *qp)
-{
-	unsigned long flags;
-	bool more, overflow = false;
-
-	spin_lock_irqsave(&qp->sq_lock, flags);
-	while ((s32)(qp->sq_next - qp->sq_get) > 0) {
-		struct siw_sq_state *st = &qp->sq_state[qp->sq_get % qp->num_sqe];
-		struct siw_sqe sqe;
-
-		if (!st->done)
-			break;
-		st->done = 0;
-		memcpy(&sqe, &qp->sendq[qp->sq_get % qp->num_sqe], sizeof(sqe));
-		pr_debug("siw: QP %u: complete sqe %u status %u\n",
-			 qp->base_qp.qp_num, qp->sq_get, st->status);
-		/* After one work request failed, the rest are flushed. */
-		if (qp->sq_failed && st->status == SIW_WC_SUCCESS)
-			st->status = SIW_WC_WR_FLUSH_ERR;
-		if (st->status != SIW_WC_SUCCESS)
-			qp->sq_failed = true;
-		/* Failing the QP flushes the queue: not under sq_lock. */
-		if (siw_sqe_complete(qp, &sqe, st->bytes, st->status))
-			overflow = true;
-	}
-	more = siw_sq_startable(qp);
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	siw_cq_notify(qp->scq);
-	pr_debug("siw: QP %u: sq_get %u sq_next %u more %d\n",
-		 qp->base_qp.qp_num, qp->sq_get, qp->sq_next, more);
-	if (overflow) {
-		siw_qp_terminate(qp, SIW_TERM_RDMAP_CATASTROPHIC, NULL, 0);
-		return;
-	}
-	if (more)
-		siw_tx_kick(qp);
-}
-
-/*
  * The QP's message slot (tx_msg.c), empty: the transmitter starts a new
  * message only once the last one went, or was let go.
  */
-static struct siw_tx_msg *siw_tx_msg_new(struct siw_qp *qp,
+struct siw_tx_msg *siw_tx_msg_new(struct siw_qp *qp,
 					 enum siw_tx_msg_kind kind)
 {
 	struct siw_tx_msg *m = qp->tx_msg;
@@ -492,71 +390,6 @@ static int siw_tx_atomic_request(struct siw_qp *qp, struct siw_tx_msg *m)
 }
 
 /*
- * Executes an inbound Atomic Request on its target and sends the Atomic
- * Response with the value found. It runs here, in the order the requests
- * came, after every Read Request that came before it was answered, as
- * Reads are. The target was checked when the request arrived (rx.c); it
- * is checked again, as it may have been invalidated since.
- */
-static int siw_tx_atomic_response(struct siw_qp *qp,
-				  const struct siw_atomic_req *a)
-{
-	struct siw_device *sdev = qp->sdev;
-	enum siw_term_code code;
-	struct siw_mem_view view;
-	struct siw_mem_seg seg;
-	struct siw_tx_msg *m;
-	struct siw_mem *mem;
-	unsigned long flags;
-	u64 *target, orig = 0;
-
-	lockdep_assert_held(&qp->tx_lock);
-	mem = siw_mem_get(sdev, a->stag);
-	siw_mem_view_of(mem, qp->base_qp.pd, IB_ACCESS_REMOTE_ATOMIC, &view);
-	code = siw_check_atomic(&view, a);
-	/*
-	 * Aligned, so the 8 bytes never cross a page; and the kernel address
-	 * too, which follows the tagged offset only as the MR maps it.
-	 */
-	if (code == SIW_TERM_OK &&
-	    (siw_mem_seg(mem, a->to, SIW_ATOMIC_LEN, &seg) ||
-	     seg.len < SIW_ATOMIC_LEN))
-		code = SIW_TERM_RDMAP_BASE_BOUNDS;
-	else if (code == SIW_TERM_OK && (seg.off & (SIW_ATOMIC_LEN - 1)))
-		code = SIW_TERM_RDMAP_CATASTROPHIC_STREAM;	/* as in rx */
-	if (code != SIW_TERM_OK) {
-		if (mem)
-			siw_mem_put(mem);
-		siw_qp_terminate(qp, code, NULL, 0);
-		return -EACCES;
-	}
-	target = page_address(seg.page) + seg.off;
-	spin_lock(&sdev->atomic_lock);
-	/* Not once the region was invalidated or deregistered meanwhile. */
-	if (siw_mem_access_begin(mem, &flags)) {
-		orig = READ_ONCE(*target);
-		WRITE_ONCE(*target, siw_atomic_result(a, orig));
-		siw_mem_access_end(mem, flags);
-	} else {
-		view.valid = false;
-		code = siw_check_atomic(&view, a);
-	}
-	spin_unlock(&sdev->atomic_lock);
-	siw_mem_put(mem);
-	if (code != SIW_TERM_OK) {
-		siw_qp_terminate(qp, code, NULL, 0);
-		return -EACCES;
-	}
-
-	m = siw_tx_msg_new(qp, SIW_TX_MSG_ATOMIC_RESP);
-	m->h.opcode = SIW_RDMAP_ATOMIC_RESP;
-	m->h.msn = qp->tx_msn[SIW_QN_ATOMIC_RESP]++;
-	m->h.atomic_resp.req_id = a->req_id;
-	m->h.atomic_resp.orig = orig;
-	return siw_tx_msg_prepare(qp, m, 0);
-}
-
-/*
  * RFC 7306 Immediate Data carrying a verbs immediate (siw's use of its 8
  * bytes, protocol.rst) as m's next message: for the Send that follows, or
  * ending an RDMA Write. The Solicited Event flag of the work request goes
@@ -571,73 +404,6 @@ static int siw_tx_immediate(struct siw_qp *qp, struct siw_tx_msg *m,
 	m->h.msn = qp->tx_msn[SIW_QN_SEND]++;
 	m->h.imm = siw_imm_word(m->ext.imm, desc);
 	return siw_tx_msg_prepare(qp, m, 0);
-}
-
-/* The answer to the oldest inbound Read Request, as the QP's message. */
-static int siw_tx_read_response(struct siw_qp *qp, struct siw_irq_entry *e)
-{
-	struct siw_tx_msg *m = siw_tx_msg_new(qp, SIW_TX_MSG_READ_RESP);
-	enum siw_term_code code = SIW_TERM_OK;
-	struct siw_tx_src *src = &m->src;
-
-	lockdep_assert_held(&qp->tx_lock);
-	m->rreq = e->rreq;
-	m->h.opcode = SIW_RDMAP_READ_RESP;
-	m->h.stag = e->rreq.sink_stag;
-	m->h.to = e->rreq.sink_to;
-	if (e->rreq.size) {
-		struct siw_mem_view view;
-		struct siw_mem *mem;
-
-		mem = siw_mem_get(qp->sdev, e->rreq.src_stag);
-		siw_mem_view_of(mem, qp->base_qp.pd, IB_ACCESS_REMOTE_READ,
-				&view);
-		code = siw_check_tagged(&view, e->rreq.src_to, e->rreq.size,
-					SIW_TAG_SOURCE);
-		if (code != SIW_TERM_OK) {
-			if (mem)
-				siw_mem_put(mem);
-			m->kind = SIW_TX_MSG_NONE;
-			siw_qp_terminate(qp, code, NULL, 0);
-			return -EACCES;
-		}
-		src->piece[0].mem = mem;
-		src->piece[0].addr = e->rreq.src_to;
-		src->piece[0].len = e->rreq.size;
-		src->num = 1;
-		src->total = e->rreq.size;
-		src->bounce = true;
-	}
-	return siw_tx_msg_prepare(qp, m, src->total);
-}
-
-/* The end of a Read Response, sent or not. */
-static void siw_tx_read_response_end(struct siw_qp *qp, struct siw_tx_msg *m,
-				     int err)
-{
-	siw_tx_bounce_drop(qp);
-	siw_tx_src_release(&m->src);
-	/*
-	 * Invalidated or deregistered while the response went out: the rest
-	 * is not sent, and the Read Request is answered as if it had named
-	 * an invalid STag from the start (its first bytes left while valid).
-	 */
-	if (err == -EKEYREVOKED) {
-		struct siw_mem_view view = {};
-
-		siw_qp_terminate(qp, siw_check_tagged(&view, m->rreq.src_to,
-						      m->rreq.size,
-						      SIW_TAG_SOURCE),
-				 NULL, 0);
-	}
-}
-
-/* Answers the oldest inbound Read or Atomic Request. */
-static int siw_tx_inbound_response(struct siw_qp *qp, struct siw_irq_entry *e)
-{
-	if (e->atomic)
-		return siw_tx_atomic_response(qp, &e->areq);
-	return siw_tx_read_response(qp, e);
 }
 
 /*
@@ -720,7 +486,7 @@ static u64 siw_sqe_bytes(const struct siw_sqe *sqe)
  * user's system call does not wait for the peer (and no signal can
  * interrupt a half-sent FPDU). Charges the budget if so.
  */
-static bool siw_tx_doorbell_fits(struct siw_qp *qp, u64 len, u32 *budget)
+bool siw_tx_doorbell_fits(struct siw_qp *qp, u64 len, u32 *budget)
 {
 	struct sock *sk = qp->sock->sk;
 	u64 wire;
@@ -745,37 +511,6 @@ static bool siw_tx_doorbell_may_send(struct siw_qp *qp,
 	/* A Read Request's bytes come back; it sends none. */
 	return siw_tx_doorbell_fits(qp, op && op->kind == SIW_WR_READ ? 0 :
 				    siw_sqe_bytes(sqe), budget);
-}
-
-/*
- * The oldest inbound Read Request still to answer, copied to *e; false
- * when there is none. Only a tx_lock holder takes entries (siw_irq_pop),
- * so what it peeks stays the oldest until it pops it.
- */
-static bool siw_irq_peek(struct siw_qp *qp, struct siw_irq_entry *e)
-{
-	unsigned long flags;
-	bool have = false;
-
-	lockdep_assert_held(&qp->tx_lock);
-	spin_lock_irqsave(&qp->irq_lock, flags);
-	if (qp->irq_get != qp->irq_put) {
-		*e = qp->irq[qp->irq_get % qp->irq_size];
-		have = true;
-	}
-	spin_unlock_irqrestore(&qp->irq_lock, flags);
-	return have;
-}
-
-/* Frees the slot of the entry siw_irq_peek() returned. */
-static void siw_irq_pop(struct siw_qp *qp)
-{
-	unsigned long flags;
-
-	lockdep_assert_held(&qp->tx_lock);
-	spin_lock_irqsave(&qp->irq_lock, flags);
-	qp->irq_get++;
-	spin_unlock_irqrestore(&qp->irq_lock, flags);
 }
 
 /*
@@ -826,25 +561,6 @@ static void siw_tx_send_hdr(struct siw_qp *qp, struct siw_tx_msg *m)
 		m->h.opcode = se ? SIW_RDMAP_SEND_SE : SIW_RDMAP_SEND;
 	}
 	m->h.msn = qp->tx_msn[SIW_QN_SEND]++;
-}
-
-/*
- * The transmitter lets go of the element it started (siw_tx_sqe). A flush
- * that came meanwhile left the send queue alone (siw_sq_flush): the
- * element's buffers were still being read. It is done now.
- */
-static void siw_sq_release_held(struct siw_qp *qp)
-{
-	unsigned long flags;
-	bool flush;
-
-	spin_lock_irqsave(&qp->sq_lock, flags);
-	qp->sq_held = false;
-	flush = qp->sq_flush_due;
-	qp->sq_flush_due = false;
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	if (flush)
-		siw_qp_flush(qp);
 }
 
 /*
@@ -939,7 +655,7 @@ static enum siw_tx_step siw_tx_msg_end(struct siw_qp *qp, int err)
  * the socket is full, the message stays and write_space resumes it;
  * otherwise the message ended (siw_tx_msg_end).
  */
-static enum siw_tx_step siw_tx_msg_go(struct siw_qp *qp, int err)
+enum siw_tx_step siw_tx_msg_go(struct siw_qp *qp, int err)
 {
 	struct siw_tx_msg *m = qp->tx_msg;
 
@@ -990,29 +706,6 @@ static void siw_tx_msg_abandon(struct siw_qp *qp)
 	default:
 		break;
 	}
-}
-
-/*
- * In a doorbell: answers the oldest inbound Read Request if its response
- * fits (siw_tx_doorbell_fits), so a QP that both reads and is read from
- * answers in its user's system call rather than waking the worker.
- * SIW_TX_EMPTY: none pending; SIW_TX_DEFER: one that does not fit.
- */
-static enum siw_tx_step siw_tx_doorbell_read_response(struct siw_qp *qp,
-						      u32 *budget)
-{
-	enum siw_tx_step step;
-	struct siw_irq_entry e;
-
-	if (!siw_irq_peek(qp, &e))
-		return SIW_TX_EMPTY;
-	if (!siw_tx_doorbell_fits(qp, e.atomic ? 0 : e.rreq.size, budget))
-		return SIW_TX_DEFER;
-	siw_irq_pop(qp);
-	step = siw_tx_msg_go(qp, siw_tx_inbound_response(qp, &e));
-	if (step != SIW_TX_BLOCKED)
-		WRITE_ONCE(qp->tx_db_read_resps, qp->tx_db_read_resps + 1);
-	return step;
 }
 
 /*
@@ -1111,16 +804,17 @@ static enum siw_tx_step siw_tx_sqe_go(struct siw_qp *qp, struct siw_tx_msg *m,
 static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 {
 	struct siw_sqe *slot = &qp->sendq[qp->sq_next % qp->num_sqe];
-	enum siw_tx_step next = siw_sq_peek(qp);
+	enum siw_sq_next next = siw_sq_peek(qp);
 	const struct siw_wr_op *op;
 	u32 pos = qp->sq_next;
 	struct siw_tx_msg *m;
-	unsigned long flags;
 
 	lockdep_assert_held(&qp->tx_lock);
 	/* Nothing to start; a full ring resumes as elements complete. */
-	if (next != SIW_TX_READY)
-		return next;
+	if (next == SIW_SQ_EMPTY)
+		return SIW_TX_EMPTY;
+	if (next == SIW_SQ_FULL)
+		return SIW_TX_RING_FULL;
 	/* From here on only our copy counts. */
 	m = siw_tx_msg_new(qp, SIW_TX_MSG_NONE);
 	memcpy(&m->sqe, slot, sizeof(m->sqe));
@@ -1136,15 +830,9 @@ static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 	if (!siw_tx_sqe_may_start(qp, op, &m->sqe))
 		return SIW_TX_BLOCKED;	/* until a response completes */
 
-	spin_lock_irqsave(&qp->sq_lock, flags);
 	/* A flush completed the slot since we looked: nothing to start. */
-	if (qp->sq_next != pos) {
-		spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (!siw_sq_start(qp, pos))
 		return SIW_TX_BLOCKED;
-	}
-	qp->sq_next++;
-	qp->sq_held = true;
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	m->kind = SIW_TX_MSG_SQE;
 	m->pos = pos;
 	/* Started: not before, where ORD or a fence may hold it back. */
@@ -1152,31 +840,6 @@ static enum siw_tx_step siw_tx_sqe(struct siw_qp *qp, u32 *budget)
 		trace_siw_wqe_start(qp, SIW_TRACE_SQ, pos, m->sqe.id,
 				    m->sqe.opcode, siw_sqe_bytes(&m->sqe));
 	return siw_tx_sqe_go(qp, m, op);
-}
-
-/*
- * The last reference to a zero-copy message went (tx_zc.c): slot pos is
- * done, unless the send queue was flushed since the message started
- * (epoch) or the slot completed otherwise. Any context but hard IRQ.
- */
-void siw_sq_zc_done(struct siw_qp *qp, u32 pos, u32 epoch,
-		    enum siw_wc_status status, u32 bytes)
-{
-	struct siw_sq_state *st = &qp->sq_state[pos % qp->num_sqe];
-	unsigned long flags;
-	bool live;
-
-	spin_lock_irqsave(&qp->sq_lock, flags);
-	live = epoch == qp->sq_epoch && siw_sq_slot_live(qp, pos) &&
-	       !st->done;
-	if (live) {
-		st->status = status;
-		st->bytes = bytes;
-		st->done = 1;
-	}
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	if (live)
-		siw_sq_complete_ready(qp);
 }
 
 /*
@@ -1307,12 +970,12 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 			if (in_doorbell &&
 			    (READ_ONCE(qp->term_code) != SIW_TERM_OK ||
 			     qp->tx_msg->kind != SIW_TX_MSG_NONE))
-				siw_tx_schedule(qp);
+				siw_tx_queue_run(qp);
 			break;
 		}
 		if (READ_ONCE(qp->term_code) != SIW_TERM_OK) {
 			if (in_doorbell)
-				siw_tx_schedule(qp);
+				siw_tx_queue_run(qp);
 			else
 				siw_tx_terminate_and_close(qp);
 			return SIW_TX_BLOCKED;
@@ -1324,7 +987,7 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 		 */
 		if (qp->tx_msg->kind != SIW_TX_MSG_NONE) {
 			if (in_doorbell) {
-				siw_tx_schedule(qp);
+				siw_tx_queue_run(qp);
 				return SIW_TX_WAIT;
 			}
 			step = siw_tx_msg_go(qp, 0);
@@ -1343,7 +1006,7 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 		}
 		if (in_doorbell) {
 			if (sqes++ == SIW_TX_INLINE_SQES) {
-				siw_tx_schedule(qp);
+				siw_tx_queue_run(qp);
 				return SIW_TX_DEFER;
 			}
 			/* Read Requests first, as the worker does. */
@@ -1352,7 +1015,7 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 			case SIW_TX_SENT:
 				continue;
 			case SIW_TX_DEFER:
-				siw_tx_schedule(qp);
+				siw_tx_queue_run(qp);
 				return SIW_TX_DEFER;
 			case SIW_TX_BLOCKED:
 			case SIW_TX_WAIT:
@@ -1362,7 +1025,7 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 			}
 			step = siw_tx_sqe(qp, &budget);
 			if (step == SIW_TX_DEFER)
-				siw_tx_schedule(qp);
+				siw_tx_queue_run(qp);
 			if (step != SIW_TX_SENT)
 				return step;
 			continue;
@@ -1415,10 +1078,10 @@ static void siw_tx_run(struct siw_qp *qp, bool in_doorbell)
 	    tcp_rtx_and_write_queues_empty(sock->sk))
 		usleep_range(1000, 2000);
 	WRITE_ONCE(qp->tx_running, false);
-	smp_mb();	/* pairs with siw_tx_kick()'s, after tx_kicked = 1 */
-	/* Kicked after our last look at the queues (siw_tx_kick). */
+	smp_mb();	/* pairs with siw_tx_wake()'s, after tx_kicked = 1 */
+	/* Kicked after our last look at the queues (siw_tx_wake). */
 	if (READ_ONCE(qp->tx_kicked)) {
-		siw_tx_schedule(qp);
+		siw_tx_queue_run(qp);
 		return;
 	}
 	/*
@@ -1427,7 +1090,7 @@ static void siw_tx_run(struct siw_qp *qp, bool in_doorbell)
 	 */
 	if ((step == SIW_TX_EMPTY || step == SIW_TX_RING_FULL) &&
 	    siw_sq_startable(qp))
-		siw_tx_schedule(qp);
+		siw_tx_queue_run(qp);
 }
 
 void siw_tx_work(struct work_struct *work)
@@ -1448,10 +1111,10 @@ void siw_tx_work(struct work_struct *work)
  * rather than wake the worker, which saves a context switch per message.
  * If a run is going on already, it or the worker picks the work up.
  */
-void siw_tx_doorbell(struct siw_qp *qp)
+void siw_tx_doorbell_run(struct siw_qp *qp)
 {
 	if (!READ_ONCE(siw_tx_inline_bytes) || !mutex_trylock(&qp->tx_lock)) {
-		siw_tx_schedule(qp);
+		siw_tx_queue_run(qp);
 		return;
 	}
 	siw_tx_run(qp, true);
@@ -1492,7 +1155,7 @@ void siw_tx_write_space(struct sock *sk)
 		if (cep->saved_write_space)
 			cep->saved_write_space(sk);
 		if (cep->qp && sk_stream_is_writeable(sk))
-			siw_tx_kick(cep->qp);
+			siw_tx_wake(cep->qp);
 	}
 	read_unlock_bh(&sk->sk_callback_lock);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause */
 /*
- * Inside the transmitter (tx.c, tx_msg.c): the message being sent and
- * where its payload comes from. No other file needs these.
+ * Inside the transmitter (tx.c, tx_msg.c, responder.c): the message
+ * being sent and where its payload comes from. No other file needs these.
  */
 #ifndef SIW_TX_H
 #define SIW_TX_H
@@ -83,8 +83,32 @@ struct siw_tx_msg {
 	struct siw_rreq rreq;
 };
 
+/* What a step of the transmitter did, or why it stopped. */
+enum siw_tx_step {
+	SIW_TX_SENT,		/* ran one element; go on */
+	SIW_TX_EMPTY,		/* no VALID element to start */
+	SIW_TX_RING_FULL,	/* every slot started, none completed yet */
+	SIW_TX_BLOCKED,		/* waits for a response (ORD, fence) */
+				/* ... or the QP failed */
+	SIW_TX_DEFER,		/* not in a doorbell: leave it to the worker */
+	SIW_TX_WAIT,		/* the socket is full: write_space resumes */
+};
+
 /* tx.c */
 bool siw_tx_more_queued(struct siw_qp *qp);
+struct siw_tx_msg *siw_tx_msg_new(struct siw_qp *qp,
+				  enum siw_tx_msg_kind kind);
+enum siw_tx_step siw_tx_msg_go(struct siw_qp *qp, int err);
+bool siw_tx_doorbell_fits(struct siw_qp *qp, u64 len, u32 *budget);
+
+/* responder.c */
+bool siw_irq_peek(struct siw_qp *qp, struct siw_irq_entry *e);
+void siw_irq_pop(struct siw_qp *qp);
+int siw_tx_inbound_response(struct siw_qp *qp, struct siw_irq_entry *e);
+void siw_tx_read_response_end(struct siw_qp *qp, struct siw_tx_msg *m,
+			      int err);
+enum siw_tx_step siw_tx_doorbell_read_response(struct siw_qp *qp,
+					       u32 *budget);
 
 /* tx_msg.c */
 void siw_tx_src_release(struct siw_tx_src *src);

@@ -34,7 +34,7 @@ done <<< "$locks"
 
 # Rule 2: for each "Must hold" in a comment before a function, the body of
 # the function that follows must assert it.
-for f in "$dir"/*.c; do
+for f in "$dir"/*.c "$dir"/*.h; do
 	while IFS=$'\t' read -r line func good; do
 		ktap_result "$good" "$(basename "$f"):$line: $func asserts what its comment says it must hold" \
 			"the comment says \"Must hold\"; the body has no lockdep_assert_held()/ASSERT_RTNL()"
