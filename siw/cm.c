@@ -42,24 +42,36 @@ static void siw_cep_timeout(struct work_struct *work);
 
 static atomic_t siw_cep_ids = ATOMIC_INIT(0);
 
-static const char *const siw_cep_state_names[] = {
-	[SIW_CEP_IDLE] = "IDLE",
-	[SIW_CEP_LISTEN] = "LISTEN",
-	[SIW_CEP_CONNECTING] = "CONNECTING",
-	[SIW_CEP_AWAIT_REPLY] = "AWAIT_REPLY",
-	[SIW_CEP_AWAIT_REQUEST] = "AWAIT_REQUEST",
-	[SIW_CEP_REQUEST_DELIVERED] = "REQUEST_DELIVERED",
-	[SIW_CEP_ESTABLISHED] = "ESTABLISHED",
-	[SIW_CEP_CLOSED] = "CLOSED",
+#define SIW_CEP_NAME(name)	[SIW_CEP_##name] = #name,
+static const char *const siw_cep_state_names[SIW_CEP_NUM_STATES] = {
+	SIW_CEP_STATES(SIW_CEP_NAME, SIW_CEP_NAME)
 };
 
 const char *siw_cep_state_name(enum siw_cep_state s)
 {
-	if ((unsigned int)s >= ARRAY_SIZE(siw_cep_state_names) ||
-	    !siw_cep_state_names[s])
+	if ((unsigned int)s >= ARRAY_SIZE(siw_cep_state_names))
 		return "UNKNOWN";
 	return siw_cep_state_names[s];
 }
+
+/*
+ * Which states may follow each: a listener or an active endpoint starts
+ * from IDLE, a child is born in AWAIT_REQUEST (siw_cep_accept_children);
+ * every state but CLOSED may end in CLOSED, which is final.
+ */
+#define TO(s)	BIT(SIW_CEP_##s)
+static const u8 siw_cep_next[SIW_CEP_NUM_STATES] = {
+	[SIW_CEP_IDLE] = TO(LISTEN) | TO(CONNECTING) | TO(AWAIT_REQUEST) |
+			 TO(CLOSED),
+	[SIW_CEP_LISTEN] = TO(CLOSED),
+	[SIW_CEP_CONNECTING] = TO(AWAIT_REPLY) | TO(CLOSED),
+	[SIW_CEP_AWAIT_REPLY] = TO(ESTABLISHED) | TO(CLOSED),
+	[SIW_CEP_AWAIT_REQUEST] = TO(REQUEST_DELIVERED) | TO(CLOSED),
+	[SIW_CEP_REQUEST_DELIVERED] = TO(ESTABLISHED) | TO(CLOSED),
+	[SIW_CEP_ESTABLISHED] = TO(CLOSED),
+	[SIW_CEP_CLOSED] = 0,
+};
+#undef TO
 
 /* A snapshot for reports (rdma resource): may be stale when read. */
 enum siw_cep_state siw_cep_state_of(struct siw_cep *cep)
@@ -127,10 +139,16 @@ static void siw_cep_trace_state(struct siw_cep *cep, enum siw_cep_state new,
 	}
 }
 
-/* Every later state change goes through here. Must hold cep->lock. */
+/*
+ * Every later state change goes through here, and must be one that
+ * siw_cep_next[] allows: anything else is our bug. Must hold cep->lock.
+ */
 static void siw_cep_set_state(struct siw_cep *cep, enum siw_cep_state new)
 {
 	lockdep_assert_held(&cep->lock);
+	WARN_ONCE(!(siw_cep_next[cep->state] & BIT(new)),
+		  "siw: cep %u: no transition %s -> %s\n", cep->id,
+		  siw_cep_state_name(cep->state), siw_cep_state_name(new));
 	siw_cep_trace_state(cep, new, cep->sock ? cep->sock->sk : NULL);
 	WRITE_ONCE(cep->state, new);
 }
@@ -1141,51 +1159,107 @@ static void siw_cep_established_close(struct siw_cep *cep)
 
 /* --- the work function --------------------------------------------------- */
 
+/*
+ * SIW_CEP_EV_STATE outside CONNECTING: true if the peer closed or reset
+ * the connection, which is then noted. Must hold cep->lock.
+ */
+static bool siw_cep_peer_gone(struct siw_cep *cep)
+{
+	lockdep_assert_held(&cep->lock);
+	if (!cep->sock || cep->sock->sk->sk_state == TCP_ESTABLISHED)
+		return false;
+	cep->peer_closed = true;
+	return true;
+}
+
+static void siw_cep_note_peer_gone(struct siw_cep *cep)
+{
+	siw_cep_peer_gone(cep);
+}
+
+static void siw_cep_established_peer_gone(struct siw_cep *cep)
+{
+	if (siw_cep_peer_gone(cep))
+		siw_cep_established_close(cep);
+}
+
+static void siw_cep_reply_peer_gone(struct siw_cep *cep)
+{
+	if (!siw_cep_peer_gone(cep))
+		return;
+	/* A complete reply may still wait unread. */
+	siw_cep_got_reply(cep);
+	if (cep->state == SIW_CEP_AWAIT_REPLY)
+		siw_cep_connect_failed(cep, -ECONNRESET, NULL, 0);
+}
+
+static void siw_cep_request_peer_gone(struct siw_cep *cep)
+{
+	if (siw_cep_peer_gone(cep))
+		siw_cep_child_abort(cep, -ECONNRESET);
+}
+
+static void siw_cep_connect_timed_out(struct siw_cep *cep)
+{
+	siw_cep_connect_failed(cep, -ETIMEDOUT, NULL, 0);
+}
+
+static void siw_cep_request_timed_out(struct siw_cep *cep)
+{
+	siw_cep_child_abort(cep, -ETIMEDOUT);
+}
+
+/*
+ * What each event does in each state; nothing where there is no entry.
+ * Bytes come before the TCP state: a reject reply is followed at once by
+ * the close.
+ */
+static void (*const siw_cep_handler[SIW_CEP_EV_NUM][SIW_CEP_NUM_STATES])
+	(struct siw_cep *cep) = {
+	[SIW_CEP_EV_ACCEPT] = {
+		[SIW_CEP_LISTEN] = siw_cep_accept_children,
+	},
+	[SIW_CEP_EV_DATA] = {
+		[SIW_CEP_AWAIT_REQUEST] = siw_cep_got_request,
+		[SIW_CEP_AWAIT_REPLY] = siw_cep_got_reply,
+	},
+	[SIW_CEP_EV_STATE] = {
+		[SIW_CEP_IDLE] = siw_cep_note_peer_gone,
+		[SIW_CEP_LISTEN] = siw_cep_note_peer_gone,
+		[SIW_CEP_CONNECTING] = siw_cep_tcp_connected,
+		[SIW_CEP_AWAIT_REPLY] = siw_cep_reply_peer_gone,
+		[SIW_CEP_AWAIT_REQUEST] = siw_cep_request_peer_gone,
+		[SIW_CEP_REQUEST_DELIVERED] = siw_cep_note_peer_gone,
+		[SIW_CEP_ESTABLISHED] = siw_cep_established_peer_gone,
+		[SIW_CEP_CLOSED] = siw_cep_note_peer_gone,
+	},
+	[SIW_CEP_EV_TIMEOUT] = {
+		[SIW_CEP_CONNECTING] = siw_cep_connect_timed_out,
+		[SIW_CEP_AWAIT_REPLY] = siw_cep_connect_timed_out,
+		[SIW_CEP_AWAIT_REQUEST] = siw_cep_request_timed_out,
+	},
+	/* It closes what there is in any state. */
+	[SIW_CEP_EV_CLOSE] = {
+		[0 ... SIW_CEP_NUM_STATES - 1] = siw_cep_established_close,
+	},
+};
+
 static void siw_cep_work(struct work_struct *work)
 {
 	struct siw_cep *cep = container_of(work, struct siw_cep, work);
 	struct siw_cep *lcep;
+	int ev;
 
 	mutex_lock(&cep->lock);
-	if (test_and_clear_bit(SIW_CEP_EV_ACCEPT, &cep->events) &&
-	    cep->state == SIW_CEP_LISTEN)
-		siw_cep_accept_children(cep);
+	for (ev = 0; ev < SIW_CEP_EV_NUM; ev++) {
+		void (*handle)(struct siw_cep *cep);
 
-	/* Bytes first: a reject reply is followed at once by the close. */
-	if (test_and_clear_bit(SIW_CEP_EV_DATA, &cep->events)) {
-		if (cep->state == SIW_CEP_AWAIT_REQUEST)
-			siw_cep_got_request(cep);
-		else if (cep->state == SIW_CEP_AWAIT_REPLY)
-			siw_cep_got_reply(cep);
+		if (!test_and_clear_bit(ev, &cep->events))
+			continue;
+		handle = siw_cep_handler[ev][cep->state];
+		if (handle)
+			handle(cep);
 	}
-	if (test_and_clear_bit(SIW_CEP_EV_STATE, &cep->events)) {
-		if (cep->state == SIW_CEP_CONNECTING) {
-			siw_cep_tcp_connected(cep);
-		} else if (cep->sock && cep->sock->sk->sk_state != TCP_ESTABLISHED) {
-			/* The peer closed or reset the connection. */
-			cep->peer_closed = true;
-			if (cep->state == SIW_CEP_ESTABLISHED)
-				siw_cep_established_close(cep);
-			else if (cep->state == SIW_CEP_AWAIT_REPLY) {
-				/* A complete reply may still wait unread. */
-				siw_cep_got_reply(cep);
-				if (cep->state == SIW_CEP_AWAIT_REPLY)
-					siw_cep_connect_failed(cep, -ECONNRESET,
-							       NULL, 0);
-			} else if (cep->state == SIW_CEP_AWAIT_REQUEST) {
-				siw_cep_child_abort(cep, -ECONNRESET);
-			}
-		}
-	}
-	if (test_and_clear_bit(SIW_CEP_EV_TIMEOUT, &cep->events)) {
-		if (cep->state == SIW_CEP_CONNECTING ||
-		    cep->state == SIW_CEP_AWAIT_REPLY)
-			siw_cep_connect_failed(cep, -ETIMEDOUT, NULL, 0);
-		else if (cep->state == SIW_CEP_AWAIT_REQUEST)
-			siw_cep_child_abort(cep, -ETIMEDOUT);
-	}
-	if (test_and_clear_bit(SIW_CEP_EV_CLOSE, &cep->events))
-		siw_cep_established_close(cep);
 	lcep = NULL;
 	if (cep->deliver_request && cep->listener &&
 	    cep->state == SIW_CEP_REQUEST_DELIVERED) {

@@ -14,24 +14,46 @@
 
 #include "proto.h"
 
-enum siw_cep_state {
-	SIW_CEP_IDLE,
-	SIW_CEP_LISTEN,
-	SIW_CEP_CONNECTING,		/* active: TCP connect under way */
-	SIW_CEP_AWAIT_REPLY,		/* active: MPA request sent */
-	SIW_CEP_AWAIT_REQUEST,		/* passive: accepted, no MPA request yet */
-	SIW_CEP_REQUEST_DELIVERED,	/* passive: waiting for accept/reject */
-	SIW_CEP_ESTABLISHED,		/* the QP owns the byte stream */
-	SIW_CEP_CLOSED,
-};
+/*
+ * A connection endpoint's states, once: X(NAME), XL() for the last (a
+ * tracepoint's symbol list must not end in a comma). The enum, the names
+ * and the tracepoints' names come from here; which state may follow
+ * which is siw_cep_next[] in cm.c.
+ *
+ *   CONNECTING         active: TCP connect under way
+ *   AWAIT_REPLY        active: MPA request sent
+ *   AWAIT_REQUEST      passive: accepted, no MPA request yet
+ *   REQUEST_DELIVERED  passive: waiting for accept/reject
+ *   ESTABLISHED        the QP owns the byte stream
+ */
+#define SIW_CEP_STATES(X, XL)	\
+	X(IDLE)			\
+	X(LISTEN)		\
+	X(CONNECTING)		\
+	X(AWAIT_REPLY)		\
+	X(AWAIT_REQUEST)	\
+	X(REQUEST_DELIVERED)	\
+	X(ESTABLISHED)		\
+	XL(CLOSED)
 
-/* Socket events, turned into work for the CM's ordered work queue. */
-enum {
+#define SIW_CEP_ENUM_ENTRY(name)	SIW_CEP_##name,
+enum siw_cep_state {
+	SIW_CEP_STATES(SIW_CEP_ENUM_ENTRY, SIW_CEP_ENUM_ENTRY)
+	SIW_CEP_NUM_STATES
+};
+#undef SIW_CEP_ENUM_ENTRY
+
+/*
+ * Socket events, turned into work for the CM's ordered work queue and
+ * handled in this order (siw_cep_work, siw_cep_handler[]).
+ */
+enum siw_cep_event {
 	SIW_CEP_EV_ACCEPT,	/* listener: connections to accept */
 	SIW_CEP_EV_DATA,	/* bytes to read (MPA phase) */
 	SIW_CEP_EV_STATE,	/* TCP state changed */
 	SIW_CEP_EV_TIMEOUT,	/* the MPA exchange took too long */
 	SIW_CEP_EV_CLOSE,	/* the QP went down: close the connection */
+	SIW_CEP_EV_NUM
 };
 
 struct siw_cep {

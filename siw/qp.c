@@ -27,14 +27,9 @@
 #include "cm.h"
 #include "trace.h"
 
+#define SIW_QP_STATE_NAME(name)	[IB_QPS_##name] = #name,
 static const char *const siw_qp_state_names[] = {
-	[IB_QPS_RESET] = "RESET",
-	[IB_QPS_INIT] = "INIT",
-	[IB_QPS_RTR] = "RTR",
-	[IB_QPS_RTS] = "RTS",
-	[IB_QPS_SQD] = "SQD",
-	[IB_QPS_SQE] = "SQE",
-	[IB_QPS_ERR] = "ERR",
+	SIW_QP_STATES(SIW_QP_STATE_NAME, SIW_QP_STATE_NAME)
 };
 
 const char *siw_qp_state_name(enum ib_qp_state s)
@@ -632,26 +627,25 @@ void siw_qp_disconnected(struct siw_qp *qp)
 		siw_cep_put(cep);
 }
 
+/* The states modify_qp may move a QP to, by the state it is in. */
+#define FROM(s)	BIT(IB_QPS_##s)
+static const u8 siw_qp_modify_from[IB_QPS_ERR + 1] = {
+	[IB_QPS_RESET] = FROM(RESET) | FROM(INIT) | FROM(ERR),
+	[IB_QPS_INIT] = FROM(RESET) | FROM(INIT),
+	[IB_QPS_RTR] = FROM(INIT) | FROM(RTR),
+	[IB_QPS_RTS] = FROM(INIT) | FROM(RTR) | FROM(RTS),
+	[IB_QPS_SQD] = FROM(RTS) | FROM(SQD),
+	[IB_QPS_SQE] = 0,
+	[IB_QPS_ERR] = FROM(RESET) | FROM(INIT) | FROM(RTR) | FROM(RTS) |
+		       FROM(SQD) | FROM(SQE) | FROM(ERR),
+};
+#undef FROM
+
 static bool siw_state_change_ok(enum ib_qp_state cur, enum ib_qp_state next)
 {
-	switch (next) {
-	case IB_QPS_RESET:
-		return cur == IB_QPS_RESET || cur == IB_QPS_INIT ||
-		       cur == IB_QPS_ERR;
-	case IB_QPS_INIT:
-		return cur == IB_QPS_RESET || cur == IB_QPS_INIT;
-	case IB_QPS_RTR:
-		return cur == IB_QPS_INIT || cur == IB_QPS_RTR;
-	case IB_QPS_RTS:
-		return cur == IB_QPS_INIT || cur == IB_QPS_RTR ||
-		       cur == IB_QPS_RTS;
-	case IB_QPS_SQD:
-		return cur == IB_QPS_RTS || cur == IB_QPS_SQD;
-	case IB_QPS_ERR:
-		return true;
-	default:
-		return false;
-	}
+	return (unsigned int)next < ARRAY_SIZE(siw_qp_modify_from) &&
+	       (unsigned int)cur < ARRAY_SIZE(siw_qp_modify_from) &&
+	       (siw_qp_modify_from[next] & BIT(cur));
 }
 
 int siw_modify_qp(struct ib_qp *base_qp, struct ib_qp_attr *attr, int mask,

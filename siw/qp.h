@@ -19,6 +19,19 @@ struct siw_cep;
 struct siw_mem;
 
 /*
+ * The QP states siw uses, ib_core's (enum ib_qp_state), once: their names
+ * for the log and the tracepoints come from here. X(NAME), XL() last.
+ */
+#define SIW_QP_STATES(X, XL)	\
+	X(RESET)		\
+	X(INIT)			\
+	X(RTR)			\
+	X(RTS)			\
+	X(SQD)			\
+	X(SQE)			\
+	XL(ERR)
+
+/*
  * Kernel-internal work request opcodes, after the ABI's: a user QP's
  * element naming one fails (tx.c). RDMA Write with immediate (RFC 7306),
  * and the receive completion it causes at the target.

@@ -22,26 +22,17 @@
 #include "siw.h"
 
 /* Names for __print_symbolic(); the values are exported for trace-cmd. */
-#define SIW_TRACE_CEP_STATES					\
-	EM(SIW_CEP_IDLE, "IDLE")				\
-	EM(SIW_CEP_LISTEN, "LISTEN")				\
-	EM(SIW_CEP_CONNECTING, "CONNECTING")			\
-	EM(SIW_CEP_AWAIT_REPLY, "AWAIT_REPLY")			\
-	EM(SIW_CEP_AWAIT_REQUEST, "AWAIT_REQUEST")		\
-	EM(SIW_CEP_REQUEST_DELIVERED, "REQUEST_DELIVERED")	\
-	EM(SIW_CEP_ESTABLISHED, "ESTABLISHED")			\
-	EMe(SIW_CEP_CLOSED, "CLOSED")
+/* State and opcode names are their lists' (cm.h, qp.h, proto.h, wr_ops.h). */
+#define SIW_TRACE_CEP_EM(name)		EM(SIW_CEP_##name, #name)
+#define SIW_TRACE_CEP_EMe(name)		EMe(SIW_CEP_##name, #name)
+#define SIW_TRACE_CEP_STATES \
+	SIW_CEP_STATES(SIW_TRACE_CEP_EM, SIW_TRACE_CEP_EMe)
 
-#define SIW_TRACE_QP_STATES					\
-	EM(IB_QPS_RESET, "RESET")				\
-	EM(IB_QPS_INIT, "INIT")					\
-	EM(IB_QPS_RTR, "RTR")					\
-	EM(IB_QPS_RTS, "RTS")					\
-	EM(IB_QPS_SQD, "SQD")					\
-	EM(IB_QPS_SQE, "SQE")					\
-	EMe(IB_QPS_ERR, "ERR")
+#define SIW_TRACE_QP_EM(name)		EM(IB_QPS_##name, #name)
+#define SIW_TRACE_QP_EMe(name)		EMe(IB_QPS_##name, #name)
+#define SIW_TRACE_QP_STATES \
+	SIW_QP_STATES(SIW_TRACE_QP_EM, SIW_TRACE_QP_EMe)
 
-/* The RDMAP opcodes' names are their enum's (proto.h). */
 #define SIW_TRACE_RDMAP_EM(name, value)		EM(SIW_RDMAP_##name, #name)
 #define SIW_TRACE_RDMAP_EMe(name, value)	EMe(SIW_RDMAP_##name, #name)
 #define SIW_TRACE_RDMAP_OPS \
