@@ -10,6 +10,8 @@
 #include <rdma/siw-abi.h>
 
 #include "stats.h"
+#include "proto.h"
+#include "knobs.h"
 
 #define SIW_DRV_VERSION		"0.1.0"
 /* The same version as query_device's fw_ver: major << 32 | minor << 16 | patch */
@@ -42,32 +44,6 @@
 /* How long a Terminate may take to be acknowledged before we close. */
 #define SIW_TERM_ACK_WAIT_MS	250
 
-/*
- * MPA connection knobs (knobs.c): module parameters give a new device its
- * copy, sysfs changes it. Read with READ_ONCE, each on its own: a
- * connection copies them once when it starts.
- */
-struct siw_knobs {
-	int mpa_rev;		/* 1 or 2 */
-	int mpa_crc;		/* 0 off, 1 offer, 2 require */
-	int mpa_p2p;		/* initiator: ask for peer-to-peer mode */
-	int mpa_p2p_accept;	/* responder: answer a p2p request */
-	int mpa_rtr;		/* SIW_RTR_* offered/accepted in p2p mode */
-	int mpa_timeout_ms;	/* TCP connect plus MPA exchange */
-	int mpa_gso;		/* offer/accept GSO-sized FPDUs (siw peers) */
-	int mpa_legacy_ird_ord;	/* revision 1: IRD/ORD words, SIW_LEGACY_* */
-	int mpa_rfc7306;	/* offer/accept RFC 7306 (siw peers) */
-	int mpa_user_timeout_ms; /* TCP_USER_TIMEOUT of connections, 0: TCP's */
-	int mpa_first_fpdu_wait_ms; /* responder: hold for the first FPDU */
-};
-
-/* When revision 1 connections exchange IRD/ORD as [MS-SMBD] 6.1 says. */
-enum {
-	SIW_LEGACY_NEVER,
-	SIW_LEGACY_SMBD_PORT,	/* to or from TCP port 5445, SMB Direct's */
-	SIW_LEGACY_ALWAYS,
-};
-#define SIW_SMBD_PORT	5445
 
 /*
  * One siw device: an ib_device bound to exactly one netdev.
