@@ -59,21 +59,22 @@ cs "rping, server on ::, client over IPv6" 240 "rping -s -a :: -V -C 20" \
 # tools also bidirectional (-b) and with four QPs (-q 4). -n keeps the
 # emulated guest's run short.
 for t in ib_send_bw ib_write_bw ib_read_bw; do
-	cs "$t -R -a" 300 "$t -R -a -n 5" "$t -R -a -n 5 $addr"
-	cs "$t -R -b -s 65536" 120 "$t -R -b -s 65536 -n 50" \
-		"$t -R -b -s 65536 -n 50 $addr"
-	cs "$t -R -q 4" 120 "$t -R -q 4 -s 65536 -n 50" \
-		"$t -R -q 4 -s 65536 -n 50 $addr"
+	cs "$t -R -a" 300 "$t $PERFTEST -a -n 5" "$t $PERFTEST -a -n 5 $addr"
+	cs "$t -R -b -s 65536" 120 "$t $PERFTEST -b -s 65536 -n 50" \
+		"$t $PERFTEST -b -s 65536 -n 50 $addr"
+	cs "$t -R -q 4" 120 "$t $PERFTEST -q 4 -s 65536 -n 50" \
+		"$t $PERFTEST -q 4 -s 65536 -n 50 $addr"
 done
 for t in ib_send_lat ib_write_lat ib_read_lat; do
-	cs "$t -R -a" 300 "$t -R -a -n 5" "$t -R -a -n 5 $addr"
+	cs "$t -R -a" 300 "$t $PERFTEST -a -n 5" "$t $PERFTEST -a -n 5 $addr"
 done
 # Many Reads through a send queue of one slot: the Read in flight keeps
 # its slot VALID until its response, and the transmitter must not take
 # that slot for a new element when its counter wraps onto it (a duplicate
 # Read Request that completed the next Read early, then a hang).
 cs "ib_read_lat -R -n 2000 (a send queue of one slot)" 300 \
-	"ib_read_lat -R -n 2000 -s 8" "ib_read_lat -R -n 2000 -s 8 $addr"
+	"ib_read_lat $PERFTEST -n 2000 -s 8" \
+	"ib_read_lat $PERFTEST -n 2000 -s 8 $addr"
 
 cs "ucmatose with 64 connections" 240 "ucmatose -c 64" "ucmatose -c 64 -s $addr"
 cs "rstream with data verification" 120 "rstream -T v -S 65536 -C 100" \

@@ -49,10 +49,10 @@ done
 # the dialled one, port 18515) must be on that device.
 for i in 0 1; do
 	echo "+ ib_write_bw -R -D 4 server on 0.0.0.0, client to ${A4[i]}"
-	timeout 120 ib_write_bw -R -D 4 >/tmp/bw-srv.$$ 2>&1 &
+	timeout 120 ib_write_bw $PERFTEST -D 4 >/tmp/bw-srv.$$ 2>&1 &
 	spid=$!
 	wait_for 20 sh -c "rdma resource show cm_id | grep -q 'LISTEN.*:18515 '"
-	timeout 120 ib_write_bw -R -D 4 "${A4[i]}" >/tmp/bw-cli.$$ 2>&1 &
+	timeout 120 ib_write_bw $PERFTEST -D 4 "${A4[i]}" >/tmp/bw-cli.$$ 2>&1 &
 	cpid=$!
 	check_wait "the server's connection to ${A4[i]} is on siw_m$i" 30 \
 		sh -c "rdma resource show cm_id | grep -v LISTEN | grep -q '^link siw_m$i/1 .*src-addr ${A4[i]}:18515 '"

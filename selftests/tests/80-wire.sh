@@ -64,9 +64,11 @@ capture() {
 		"rping -s -a $addr -V -C 3 -S 4096" \
 		"rping -c -a $addr -V -C 3 -S 4096"
 	cs "$name: ib_read_bw -R -s 20000 -n 5" 120 \
-		"ib_read_bw -R -s 20000 -n 5" "ib_read_bw -R -s 20000 -n 5 $addr"
+		"ib_read_bw $PERFTEST -s 20000 -n 5" \
+		"ib_read_bw $PERFTEST -s 20000 -n 5 $addr"
 	cs "$name: ib_write_bw -R -s 20000 -n 5" 120 \
-		"ib_write_bw -R -s 20000 -n 5" "ib_write_bw -R -s 20000 -n 5 $addr"
+		"ib_write_bw $PERFTEST -s 20000 -n 5" \
+		"ib_write_bw $PERFTEST -s 20000 -n 5 $addr"
 	tap_prog "$name: siw_conn_test access reject (Terminate, MPA reject)" \
 		timeout 300 "$prog" -a "$addr" -S "$NS1" -C "$NS2" access reject
 

@@ -308,6 +308,15 @@ unload_siw() {
 	! lsmod | grep -q '^siw ' || modprobe -r siw
 }
 
+# perftest over rdma_cm (-R). -F: perftest measures the CPU's clock rate
+# for its report, and where the samples scatter (an emulated guest on a
+# loaded host) it gives up with exit status 1 after a transfer that
+# succeeded ("Correlation coefficient r^2 < 0.9", then "Can't produce a
+# report"); with -F it reports anyway. A case checks the transfer's
+# outcome, every completion successful, which perftest's exit status
+# says.
+PERFTEST="-R -F"
+
 # client_server NAME TIMEOUT "SERVER CMD" "CLIENT CMD" [SERVER_NS CLIENT_NS]
 # Runs a server, waits until it listens, runs the client against it; the
 # case passes when both exit 0. Output goes to logs, shown on failure.
@@ -318,30 +327,18 @@ client_server() {
 
 	[ "$sns" = - ] && sx=
 	[ "$cns" = - ] && cx=
-	local listening attempt
+	local listening
 	echo "+ server: $srv"
 	echo "+ client: $cli"
-	for attempt in 1 2; do
-		listening=$($sx ss -ltnH | wc -l)
-		$sx timeout "$secs" $srv > "$slog" 2>&1 &
-		spid=$!
-		# The server listens once a new TCP listener shows in its
-		# namespace.
-		wait_for 20 sh -c "[ \$($sx ss -ltnH | wc -l) -gt $listening ]"
-		$cx timeout "$secs" $cli > "$clog" 2>&1
-		crc=$?
-		wait $spid
-		src=$?
-		# perftest gives up when it cannot calibrate its clock on a
-		# loaded host (a statistics check of its own, unrelated to
-		# the transfer): that run says nothing about siw, so it runs
-		# once more. Nothing else is retried.
-		if grep -q "Correlation coefficient.*< 0.9" "$slog" "$clog"; then
-			echo "# perftest could not calibrate its clock (host load); running again"
-			continue
-		fi
-		break
-	done
+	listening=$($sx ss -ltnH | wc -l)
+	$sx timeout "$secs" $srv > "$slog" 2>&1 &
+	spid=$!
+	# The server listens once a new TCP listener shows in its namespace.
+	wait_for 20 sh -c "[ \$($sx ss -ltnH | wc -l) -gt $listening ]"
+	$cx timeout "$secs" $cli > "$clog" 2>&1
+	crc=$?
+	wait $spid
+	src=$?
 	if [ $src = 0 ] && [ $crc = 0 ]; then
 		ok "$name"
 	else

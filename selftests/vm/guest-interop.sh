@@ -80,13 +80,8 @@ expected_fail() {
 		}' "$expect"
 }
 
-# perftest's options. -F: perftest measures the CPU's clock rate for its
-# report, and where the samples scatter (two emulated guests on two host
-# CPUs) it gives up with exit status 1 after a transfer that succeeded
-# ("Correlation coefficient r^2 < 0.9", then "Can't produce a report"):
-# with -F it reports anyway. The transfer's outcome (every completion
-# successful) is what the cell checks.
-pt="-R -F -s 65536 -n 200"
+# perftest's options (PERFTEST: lib.sh says why -F).
+pt="$PERFTEST -s 65536 -n 200"
 
 # upstream_left_unread NAME: pair NAME, upstream serving, ran into its
 # timeout in guest 1 with bytes from this siw's guest unread in
