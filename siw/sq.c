@@ -330,20 +330,20 @@ static bool siw_sq_slot_live(struct siw_qp *qp, u32 pos)
 }
 
 /*
- * Marks send queue slot pos ready to complete, then completes in order.
- * A slot a flush completed meanwhile (no longer between sq_get and
- * sq_next) stays as the flush left it: a done bit set there would
- * complete whatever is posted into the slot next, after a reconnect.
+ * Slot pos is done with status and bytes, unless it is no longer live;
+ * with @epoch_checked also unless the send queue was flushed since
+ * @epoch or the slot is done already. Then completes in order.
  */
-void siw_sq_mark_done(struct siw_qp *qp, u32 pos,
-			     enum siw_wc_status status, u32 bytes)
+static void siw_sq_mark(struct siw_qp *qp, u32 pos, bool epoch_checked,
+			u32 epoch, enum siw_wc_status status, u32 bytes)
 {
 	struct siw_sq_state *st = &qp->sq_state[pos % qp->num_sqe];
 	unsigned long flags;
 	bool live;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
-	live = siw_sq_slot_live(qp, pos);
+	live = siw_sq_slot_live(qp, pos) &&
+	       (!epoch_checked || (epoch == qp->sq_epoch && !st->done));
 	if (live) {
 		st->status = status;
 		st->bytes = bytes;
@@ -352,6 +352,18 @@ void siw_sq_mark_done(struct siw_qp *qp, u32 pos,
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (live)
 		siw_sq_complete_ready(qp);
+}
+
+/*
+ * Marks send queue slot pos ready to complete, then completes in order.
+ * A slot a flush completed meanwhile (no longer between sq_get and
+ * sq_next) stays as the flush left it: a done bit set there would
+ * complete whatever is posted into the slot next, after a reconnect.
+ */
+void siw_sq_mark_done(struct siw_qp *qp, u32 pos,
+		      enum siw_wc_status status, u32 bytes)
+{
+	siw_sq_mark(qp, pos, false, 0, status, bytes);
 }
 
 /*
@@ -424,19 +436,5 @@ void siw_sq_release_held(struct siw_qp *qp)
 void siw_sq_zc_done(struct siw_qp *qp, u32 pos, u32 epoch,
 		    enum siw_wc_status status, u32 bytes)
 {
-	struct siw_sq_state *st = &qp->sq_state[pos % qp->num_sqe];
-	unsigned long flags;
-	bool live;
-
-	spin_lock_irqsave(&qp->sq_lock, flags);
-	live = epoch == qp->sq_epoch && siw_sq_slot_live(qp, pos) &&
-	       !st->done;
-	if (live) {
-		st->status = status;
-		st->bytes = bytes;
-		st->done = 1;
-	}
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	if (live)
-		siw_sq_complete_ready(qp);
+	siw_sq_mark(qp, pos, true, epoch, status, bytes);
 }
