@@ -9,8 +9,8 @@
  * next, and each Send message's segments arrive at increasing MO; a Read
  * Response belongs to the oldest outstanding Read; a Read Request takes
  * one of the IRD slots agreed until its Response is sent. The checks are
- * the core's (ddp_check.c, rx_stream.c); this file says which apply to a
- * segment, in which order, and what follows from it.
+ * the core's (ddp_check.c); this file says which apply to a segment, in
+ * which order, and what follows from it.
  */
 #include "rx_decide.h"
 
