@@ -236,18 +236,10 @@ static void siw_rx_snap_init(struct siw_qp *qp, struct siw_rx_snap *s)
 	struct siw_rx *rx = &qp->rx;
 
 	memset(s, 0, sizeof(*s));
-	memcpy(s->msn, rx->msn, sizeof(s->msn));
-	s->mo = rx->mo;
+	s->state = rx->state;
 	s->rqe_held = rx->have_rqe;
 	if (rx->have_rqe)
 		s->rqe_len = siw_rqe_len(&rx->rqe);
-	s->rtr_await = rx->rtr_await;
-	s->rtr_frame = rx->rtr_frame;
-	s->imm_pending = rx->imm_pending;
-	s->imm_pending_val = rx->imm_pending_val;
-	s->write_acc = rx->write_acc;
-	s->write_last_len = rx->write_last_len;
-	s->write_ended = rx->write_ended;
 	s->flushed = READ_ONCE(qp->place_stopped);
 }
 
@@ -364,8 +356,7 @@ static enum siw_term_code siw_rx_begin(struct siw_qp *qp)
 		siw_rx_drop(qp);
 		return SIW_TERM_OK;
 	}
-	rx->mo = d.mo;
-	rx->rtr_frame = d.rtr_frame;
+	rx->state = d.next;
 	if (d.code != SIW_TERM_OK)
 		return d.code;
 	rx->place = d.place;
@@ -646,15 +637,7 @@ static void siw_rx_end(struct siw_qp *qp)
 	}
 
 	siw_rx_count_fpdu(qp, h);
-	memcpy(rx->msn, e.msn, sizeof(rx->msn));
-	rx->mo = e.mo;
-	rx->rtr_await = e.rtr_await;
-	rx->rtr_frame = false;
-	rx->write_acc = e.write_acc;
-	rx->write_last_len = e.write_last_len;
-	rx->write_ended = e.write_ended;
-	rx->imm_pending = e.imm_pending;
-	rx->imm_pending_val = e.imm_pending_val;
+	rx->state = e.next;
 	if (e.rtr_received) {
 		pr_debug("siw: QP %u: RTR received (%s)\n",
 			 qp->base_qp.qp_num, siw_op_name(h->opcode));
@@ -836,7 +819,7 @@ void siw_rx_reset(struct siw_qp *qp)
 	siw_rx_stream_reset(&rx->st, qp->crc);
 	rx->st.ddp_flags = qp->ext ? SIW_DDP_EXT : 0;
 	for (i = 0; i < SIW_QN_NUM; i++)
-		rx->msn[i] = SIW_MSN_FIRST;
+		rx->state.msn[i] = SIW_MSN_FIRST;
 }
 
 /* After the connection ended: nothing may stay half received. */
