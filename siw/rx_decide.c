@@ -579,6 +579,49 @@ void siw_rx_decide_end(const struct siw_rx_snap *s, const struct siw_hdr *h,
 	}
 }
 
+/*
+ * Ask; while something is needed, fetch it, mark it known, ask again.
+ * Exactly one of d and e is the decision to run. A need asked for twice
+ * would be asked for ever: stop there.
+ */
+static bool decide_run(struct siw_rx_snap *s, const struct siw_hdr *h,
+		       struct siw_rx_dec *d, struct siw_rx_end *e,
+		       siw_rx_fetch_fn fetch, void *ctx)
+{
+	const void *decision = d ? (const void *)d : e;
+	enum siw_rx_need need;
+
+	for (;;) {
+		if (d) {
+			siw_rx_decide_begin(s, h, d);
+			need = d->need;
+		} else {
+			siw_rx_decide_end(s, h, e);
+			need = e->need;
+		}
+		if (need == SIW_RX_NEED_NONE)
+			return true;
+		if (knows(s, need))
+			return false;
+		fetch(ctx, need, decision, s);
+		s->known |= SIW_RX_KNOWS(need);
+	}
+}
+
+bool siw_rx_decide_begin_run(struct siw_rx_snap *s, const struct siw_hdr *h,
+			     struct siw_rx_dec *d, siw_rx_fetch_fn fetch,
+			     void *ctx)
+{
+	return decide_run(s, h, d, NULL, fetch, ctx);
+}
+
+bool siw_rx_decide_end_run(struct siw_rx_snap *s, const struct siw_hdr *h,
+			   struct siw_rx_end *e, siw_rx_fetch_fn fetch,
+			   void *ctx)
+{
+	return decide_run(s, h, NULL, e, fetch, ctx);
+}
+
 const char *siw_rx_need_name(enum siw_rx_need need)
 {
 	static const char * const names[SIW_RX_NEED_NUM] = {

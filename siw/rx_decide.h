@@ -8,14 +8,15 @@
  *
  * The receiver (siw/rx.c in the module, the fuzzer and unit tests on the
  * host) keeps a struct siw_rx_state, puts it into a struct siw_rx_snap,
- * asks for a decision, and applies it: the decision's next state replaces
- * its own. What the snapshot lacks is asked for one need at a time (enum
- * siw_rx_need): the receiver takes the lock it needs, looks the thing up
- * or does it, records the result in the snapshot, marks it known, and
- * asks again. A decision never asks for the same thing twice, so the loop
- * ends after at most SIW_RX_NEED_MAX rounds, and what is asked for, and
- * in which order, is what rx.c used to take locks for: nothing is looked
- * up that the segment does not need.
+ * runs a decision, and applies it: the decision's next state replaces its
+ * own. What the snapshot lacks is asked for one need at a time (enum
+ * siw_rx_need): siw_rx_decide_begin_run() and siw_rx_decide_end_run()
+ * call the receiver's fetch, which takes the lock it needs, looks the
+ * thing up or does it and records the result in the snapshot; the runner
+ * marks it known and asks again. A decision never asks for the same thing
+ * twice, so the loop ends after at most SIW_RX_NEED_MAX rounds, and what
+ * is asked for, and in which order, is what rx.c used to take locks for:
+ * nothing is looked up that the segment does not need.
  */
 #ifndef SIW_RX_DECIDE_H
 #define SIW_RX_DECIDE_H
@@ -196,6 +197,25 @@ void siw_rx_decide_begin(const struct siw_rx_snap *s, const struct siw_hdr *h,
 void siw_rx_decide_end(const struct siw_rx_snap *s, const struct siw_hdr *h,
 		       struct siw_rx_end *e);
 
+/*
+ * The receiver's side of the loop: fills in what need asks for, in s.
+ * decision is the one that asks: a struct siw_rx_dec for the needs of
+ * siw_rx_decide_begin(), a struct siw_rx_end for siw_rx_decide_end()'s.
+ */
+typedef void (*siw_rx_fetch_fn)(void *ctx, enum siw_rx_need need,
+				const void *decision, struct siw_rx_snap *s);
+
+/*
+ * Run the decision on h to its end, fetching each need through
+ * fetch(ctx, ...). False if a need is asked for twice: a bug of the
+ * decision, for which the receiver ends the stream.
+ */
+bool siw_rx_decide_begin_run(struct siw_rx_snap *s, const struct siw_hdr *h,
+			     struct siw_rx_dec *d, siw_rx_fetch_fn fetch,
+			     void *ctx);
+bool siw_rx_decide_end_run(struct siw_rx_snap *s, const struct siw_hdr *h,
+			   struct siw_rx_end *e, siw_rx_fetch_fn fetch,
+			   void *ctx);
 
 const char *siw_rx_need_name(enum siw_rx_need need);
 

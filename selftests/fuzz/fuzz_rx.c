@@ -116,6 +116,8 @@ struct qp {
 	u64 to;
 
 	/* Bookkeeping of the checks. */
+	const struct siw_hdr *h;	/* of the FPDU being decided */
+	int rounds;		/* needs fetched for its decision */
 	enum siw_rx_place place;
 	u32 placed;		/* payload bytes of this FPDU placed */
 	u64 rqe_len;		/* of the held element */
@@ -234,12 +236,17 @@ static bool take_rqe(struct qp *q)
 }
 
 /* As siw_rx_fetch_begin(). */
-static void fetch_begin(struct qp *q, const struct siw_hdr *h,
-			const struct siw_rx_dec *d, struct siw_rx_snap *s)
+static void fetch_begin(void *ctx, enum siw_rx_need need,
+			const void *decision, struct siw_rx_snap *s)
 {
+	const struct siw_rx_dec *d = decision;
+	struct qp *q = ctx;
+	const struct siw_hdr *h = q->h;
 	struct region *r;
 
-	switch (d->need) {
+	/* The runner refuses a need asked twice; no more than two, either. */
+	CHECK(++q->rounds <= SIW_RX_NEED_MAX);
+	switch (need) {
 	case SIW_RX_NEED_ORQ:
 		CHECK(h->opcode == SIW_RDMAP_READ_RESP ||
 		      h->opcode == SIW_RDMAP_ATOMIC_RESP);
@@ -424,22 +431,15 @@ static enum siw_term_code op_begin(void *ctx, struct siw_rx_stream *st)
 	const struct siw_hdr *h = &st->h;
 	struct siw_rx_snap s;
 	struct siw_rx_dec d;
-	int rounds = 0;
 
 	CHECK(!q->fails && !st->dead && !q->peer_term);
 	CHECK(!q->mem);
 	q->placed = 0;
 	q->place = SIW_RX_PLACE_NONE;
+	q->h = h;
+	q->rounds = 0;
 	snap_init(q, &s);
-	for (;;) {
-		siw_rx_decide_begin(&s, h, &d);
-		if (d.need == SIW_RX_NEED_NONE)
-			break;
-		CHECK(!(s.known & SIW_RX_KNOWS(d.need)));
-		CHECK(++rounds <= SIW_RX_NEED_MAX);
-		fetch_begin(q, h, &d, &s);
-		s.known |= SIW_RX_KNOWS(d.need);
-	}
+	CHECK(siw_rx_decide_begin_run(&s, h, &d, fetch_begin, q));
 	/* Flushed: nothing asked for, nothing taken; the stream is dropped. */
 	if (q->flushed) {
 		CHECK(d.drop && !s.known && d.place == SIW_RX_PLACE_NONE &&
@@ -582,12 +582,17 @@ static int op_place(void *ctx, struct siw_rx_stream *s, void *src, u32 off,
 }
 
 /* As siw_rx_fetch_end(). */
-static void fetch_end(struct qp *q, const struct siw_hdr *h,
-		      const struct siw_rx_end *e, struct siw_rx_snap *s)
+static void fetch_end(void *ctx, enum siw_rx_need need, const void *decision,
+		      struct siw_rx_snap *s)
 {
+	const struct siw_rx_end *e = decision;
+	struct qp *q = ctx;
+	const struct siw_hdr *h = q->h;
 	struct region *r;
 
-	switch (e->need) {
+	/* The runner refuses a need asked twice; no more than two, either. */
+	CHECK(++q->rounds <= SIW_RX_NEED_MAX);
+	switch (need) {
 	case SIW_RX_NEED_ORQ_POP:
 		CHECK(h->opcode == SIW_RDMAP_READ_RESP ||
 		      h->opcode == SIW_RDMAP_ATOMIC_RESP ||
@@ -733,21 +738,14 @@ static void op_end(void *ctx, struct siw_rx_stream *st)
 	const struct siw_hdr *h = &st->h;
 	struct siw_rx_snap s;
 	struct siw_rx_end e;
-	int rounds = 0;
 
 	CHECK(!q->fails && !st->dead && !q->peer_term);
 	CHECK(q->placed == h->payload_len);
 	q->mem = NULL;
+	q->h = h;
+	q->rounds = 0;
 	snap_init(q, &s);
-	for (;;) {
-		siw_rx_decide_end(&s, h, &e);
-		if (e.need == SIW_RX_NEED_NONE)
-			break;
-		CHECK(!(s.known & SIW_RX_KNOWS(e.need)));
-		CHECK(++rounds <= SIW_RX_NEED_MAX);
-		fetch_end(q, h, &e, &s);
-		s.known |= SIW_RX_KNOWS(e.need);
-	}
+	CHECK(siw_rx_decide_end_run(&s, h, &e, fetch_end, q));
 	/* Flushed meanwhile: nothing completes, no state moves. */
 	if (q->flushed) {
 		CHECK(e.drop && e.stream_dead && !s.known && !e.read_complete &&

@@ -35,97 +35,76 @@ struct world {
 
 static const char need_letter[SIW_RX_NEED_NUM] = "-OIRMPV";
 
-static void ask(struct world *w, const struct siw_rx_snap *s,
-		enum siw_rx_need need)
+/* The receiver's side of the runner, against the world. */
+static void fetch(void *ctx, enum siw_rx_need need, const void *decision,
+		  struct siw_rx_snap *s)
 {
+	const struct siw_rx_dec *d = decision;
+	const struct siw_rx_end *e = decision;
+	struct world *w = ctx;
 	size_t n = strlen(w->asked);
 
-	if (s->known & SIW_RX_KNOWS(need))
-		w->repeated = true;
 	if (n < sizeof(w->asked) - 1)
 		w->asked[n] = need_letter[need];
+	switch (need) {
+	case SIW_RX_NEED_ORQ:
+		s->orq.have = w->orq_have;
+		s->orq.sink_stag = w->orq_stag;
+		s->orq.sink_to = w->orq_to;
+		s->orq.len = w->orq_len;
+		s->orq.done = w->orq_done;
+		s->orq.sgl = w->orq_sgl;
+		s->orq.atomic = w->orq_atomic;
+		s->orq.atomic_id = w->orq_atomic_id;
+		break;
+	case SIW_RX_NEED_IRQ:
+		s->irq_queued = w->irq_queued;
+		s->ird = w->ird;
+		s->irq_size = w->irq_size;
+		break;
+	case SIW_RX_NEED_RQE:
+		s->rqe_taken = w->rqe_posted;
+		if (w->rqe_posted)
+			s->rqe_len = w->rqe_len;
+		break;
+	case SIW_RX_NEED_MEM:
+		w->mem_req = d->mem;
+		s->mem = w->mem;
+		break;
+	case SIW_RX_NEED_ORQ_POP:
+		w->orq_add = e->orq_add;
+		w->orq_pop = e->orq_pop;
+		if (e->orq_pop && w->orq_have) {
+			s->read.popped = true;
+			s->read.rtr = w->orq_rtr;
+			s->read.atomic = w->orq_atomic;
+			s->read.local_inv = w->orq_inv;
+			s->read.sink_stag = w->orq_stag;
+			s->read.len = w->orq_len;
+			s->read.done = w->orq_done + e->orq_add;
+		}
+		break;
+	case SIW_RX_NEED_INVAL:
+		w->inval_stag = e->inval_stag;
+		s->inval_ok = w->inval_ok;
+		break;
+	default:
+		break;
+	}
 }
 
-/* The receiver's side of the loop, against the world. */
 static void begin(struct world *w, struct siw_rx_snap *s,
 		  const struct siw_hdr *h, struct siw_rx_dec *d)
 {
-	int rounds = 0;
-
 	memset(w->asked, 0, sizeof(w->asked));
-	w->repeated = false;
-	for (;;) {
-		siw_rx_decide_begin(s, h, d);
-		if (d->need == SIW_RX_NEED_NONE || rounds++ > SIW_RX_NEED_MAX)
-			break;
-		ask(w, s, d->need);
-		switch (d->need) {
-		case SIW_RX_NEED_ORQ:
-			s->orq.have = w->orq_have;
-			s->orq.sink_stag = w->orq_stag;
-			s->orq.sink_to = w->orq_to;
-			s->orq.len = w->orq_len;
-			s->orq.done = w->orq_done;
-			s->orq.sgl = w->orq_sgl;
-			s->orq.atomic = w->orq_atomic;
-			s->orq.atomic_id = w->orq_atomic_id;
-			break;
-		case SIW_RX_NEED_IRQ:
-			s->irq_queued = w->irq_queued;
-			s->ird = w->ird;
-			s->irq_size = w->irq_size;
-			break;
-		case SIW_RX_NEED_RQE:
-			s->rqe_taken = w->rqe_posted;
-			if (w->rqe_posted)
-				s->rqe_len = w->rqe_len;
-			break;
-		case SIW_RX_NEED_MEM:
-			w->mem_req = d->mem;
-			s->mem = w->mem;
-			break;
-		default:
-			break;
-		}
-		s->known |= SIW_RX_KNOWS(d->need);
-	}
+	w->repeated = !siw_rx_decide_begin_run(s, h, d, fetch, w);
 }
 
 static void end(struct world *w, struct siw_rx_snap *s,
 		const struct siw_hdr *h, struct siw_rx_end *e)
 {
-	int rounds = 0;
-
 	memset(w->asked, 0, sizeof(w->asked));
-	w->repeated = false;
-	for (;;) {
-		siw_rx_decide_end(s, h, e);
-		if (e->need == SIW_RX_NEED_NONE || rounds++ > SIW_RX_NEED_MAX)
-			break;
-		ask(w, s, e->need);
-		switch (e->need) {
-		case SIW_RX_NEED_ORQ_POP:
-			w->orq_add = e->orq_add;
-			w->orq_pop = e->orq_pop;
-			if (e->orq_pop && w->orq_have) {
-				s->read.popped = true;
-				s->read.rtr = w->orq_rtr;
-				s->read.atomic = w->orq_atomic;
-				s->read.local_inv = w->orq_inv;
-				s->read.sink_stag = w->orq_stag;
-				s->read.len = w->orq_len;
-				s->read.done = w->orq_done + e->orq_add;
-			}
-			break;
-		case SIW_RX_NEED_INVAL:
-			w->inval_stag = e->inval_stag;
-			s->inval_ok = w->inval_ok;
-			break;
-		default:
-			break;
-		}
-		s->known |= SIW_RX_KNOWS(e->need);
-	}
+	w->repeated = !siw_rx_decide_end_run(s, h, e, fetch, w);
 }
 
 static void snap_init(struct siw_rx_snap *s)
@@ -146,8 +125,10 @@ static enum siw_term_code run(struct world *w, struct siw_rx_snap s,
 			      const struct siw_hdr *h, struct siw_rx_dec *d)
 {
 	begin(w, &s, h, d);
-	return d->need == SIW_RX_NEED_NONE && !w->repeated ? d->code :
-							     SIW_TERM_NEED_MORE;
+	/* Each need asked once, no more than SIW_RX_NEED_MAX of them. */
+	if (w->repeated || strlen(w->asked) > SIW_RX_NEED_MAX)
+		return SIW_TERM_NEED_MORE;
+	return d->code;
 }
 
 static void test_write(void)
