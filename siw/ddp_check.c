@@ -293,6 +293,28 @@ enum siw_term_code siw_check_tagged(const struct siw_mem_view *m, u64 to,
 }
 
 /*
+ * A Read Response for the oldest outstanding Read, if any (have): it must
+ * go to that Read's sink, at the offset reached so far (sink_stag,
+ * sink_to), and fit the left bytes. The sink memory itself is checked by
+ * the caller, as for any tagged placement.
+ */
+enum siw_term_code siw_check_read_resp(bool have, u32 sink_stag, u64 sink_to,
+				       u64 left, const struct siw_hdr *h)
+{
+	/* A response nobody asked for. */
+	if (!have)
+		return SIW_TERM_RDMAP_OPCODE;
+	if (h->payload_len > left)
+		return SIW_TERM_DDP_T_BASE_BOUNDS;
+	if (!h->payload_len)
+		return SIW_TERM_OK;
+	/* Not for what we asked. */
+	if (h->stag != sink_stag || h->to != sink_to)
+		return SIW_TERM_DDP_T_INVALID_STAG;
+	return SIW_TERM_OK;
+}
+
+/*
  * Send with Invalidate names an STag that does not exist, is not ours, or
  * may not be invalidated remotely (RFC 5040 section 5.3): all of these are
  * "STag cannot be invalidated", reported as a remote protection error.

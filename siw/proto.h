@@ -926,6 +926,13 @@ enum siw_term_code siw_check_tagged_bounds(u64 base, u64 len, u64 to, u64 n,
 enum siw_term_code siw_check_tagged(const struct siw_mem_view *m, u64 to,
 				    u64 n, enum siw_tag_ctx ctx);
 
+/*
+ * A Read Response against the oldest outstanding Read (have): its sink
+ * STag and the offset reached, and the bytes it has left.
+ */
+enum siw_term_code siw_check_read_resp(bool have, u32 sink_stag, u64 sink_to,
+				       u64 left, const struct siw_hdr *h);
+
 /* Send with Invalidate: may this STag be invalidated by the peer? */
 enum siw_term_code siw_check_invalidate(const struct siw_mem_view *m,
 					bool invalidatable);
@@ -1043,9 +1050,5 @@ u32 siw_rx_stream_feed(struct siw_rx_stream *s, const struct siw_rx_ops *ops,
 		       void *ctx, void *src, u32 off, u32 len);
 
 void siw_rx_stream_reset(struct siw_rx_stream *s, bool crc_on);
-
-/* A Read Response against the oldest outstanding Read (see rx_stream.c). */
-enum siw_term_code siw_check_read_resp(bool have, u32 sink_stag, u64 sink_to,
-				       u64 left, const struct siw_hdr *h);
 
 #endif /* SIW_PROTO_H */

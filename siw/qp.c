@@ -564,7 +564,7 @@ int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 	qp->place_stopped = false;
 	spin_unlock(&qp->place_lock);
 	qp->rtr_send = initiator ? qp->rtr : 0;
-	qp->rx.rtr_await = initiator ? 0 : qp->rtr;
+	qp->rx.state.rtr_await = initiator ? 0 : qp->rtr;
 	/* p2p: held until the RTR; otherwise at most first_fpdu_wait_ms. */
 	timed_hold = !initiator && !qp->rtr && cep->first_fpdu_wait_ms;
 	qp->tx_held = (!initiator && qp->rtr) || timed_hold;

@@ -121,9 +121,13 @@ struct siw_irq_entry {
 	struct siw_atomic_req areq;	/* atomic */
 };
 
-/* Receive state of a QP: the stream's framing and what it is placing. */
+/*
+ * Receive state of a QP: the stream's framing, the protocol state (whose
+ * fields the core's decisions document, rx_decide.h) and what it places.
+ */
 struct siw_rx {
 	struct siw_rx_stream st;
+	struct siw_rx_state state;	/* what the decisions read and replace */
 
 	/* Placement of the current FPDU's payload: where it goes. */
 	enum siw_rx_place place;
@@ -148,26 +152,9 @@ struct siw_rx {
 	u32 rqe_bytes;		/* placed so far */
 	u32 rqe_sge;		/* SGE being filled */
 	u32 rqe_sge_off;	/* offset in it */
-	u32 msn[SIW_QN_NUM];	/* next MSN expected per untagged queue */
-	u32 mo;			/* next MO expected on the Send queue */
-
-	/* Responder in p2p mode: the RTR type the first FPDU must be. */
-	u8 rtr_await;
-	bool rtr_frame;		/* the current FPDU is that RTR */
 
 	u8 term_body[SIW_TERM_BODY_MAX];	/* a received Terminate */
 	u32 term_have;
-
-	/* RFC 7306: an immediate waiting for its Send (SIW_IMM_FOR_SEND). */
-	bool imm_pending;
-	u32 imm_pending_val;
-	/*
-	 * Bytes of the RDMA Write message arriving, and of the last one;
-	 * whether the last FPDU ended one (SIW_IMM_FOR_WRITE needs it).
-	 */
-	u64 write_acc;
-	u64 write_last_len;
-	bool write_ended;
 };
 
 struct siw_cq {

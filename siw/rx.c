@@ -236,18 +236,10 @@ static void siw_rx_snap_init(struct siw_qp *qp, struct siw_rx_snap *s)
 	struct siw_rx *rx = &qp->rx;
 
 	memset(s, 0, sizeof(*s));
-	memcpy(s->msn, rx->msn, sizeof(s->msn));
-	s->mo = rx->mo;
+	s->state = rx->state;
 	s->rqe_held = rx->have_rqe;
 	if (rx->have_rqe)
 		s->rqe_len = siw_rqe_len(&rx->rqe);
-	s->rtr_await = rx->rtr_await;
-	s->rtr_frame = rx->rtr_frame;
-	s->imm_pending = rx->imm_pending;
-	s->imm_pending_val = rx->imm_pending_val;
-	s->write_acc = rx->write_acc;
-	s->write_last_len = rx->write_last_len;
-	s->write_ended = rx->write_ended;
 	s->flushed = READ_ONCE(qp->place_stopped);
 }
 
@@ -281,14 +273,16 @@ static void siw_rx_get_mem(struct siw_qp *qp, const struct siw_rx_mem *m,
 	}
 }
 
-/* Fills in what a header's decision asks for. */
-static void siw_rx_fetch_begin(struct siw_qp *qp, const struct siw_rx_dec *d,
-			       struct siw_rx_snap *s)
+/* Fills in what a header's decision asks for; ctx: the QP. */
+static void siw_rx_fetch_begin(void *ctx, enum siw_rx_need need,
+			       const void *decision, struct siw_rx_snap *s)
 {
+	const struct siw_rx_dec *d = decision;
+	struct siw_qp *qp = ctx;
 	struct siw_orq_entry *e;
 	unsigned long flags;
 
-	switch (d->need) {
+	switch (need) {
 	case SIW_RX_NEED_ORQ:
 		spin_lock_irqsave(&qp->orq_lock, flags);
 		s->orq.have = qp->orq_get != qp->orq_put;
@@ -350,22 +344,14 @@ static enum siw_term_code siw_rx_begin(struct siw_qp *qp)
 	struct siw_rx_dec d;
 
 	siw_rx_snap_init(qp, &s);
-	for (;;) {
-		siw_rx_decide_begin(&s, &rx->st.h, &d);
-		if (d.need == SIW_RX_NEED_NONE)
-			break;
-		/* Each need is asked for once: anything else is our bug. */
-		if (s.known & SIW_RX_KNOWS(d.need))
-			return SIW_TERM_RDMAP_CATASTROPHIC;
-		siw_rx_fetch_begin(qp, &d, &s);
-		s.known |= SIW_RX_KNOWS(d.need);
-	}
+	/* Each need is asked for once: anything else is our bug. */
+	if (!siw_rx_decide_begin_run(&s, &rx->st.h, &d, siw_rx_fetch_begin, qp))
+		return SIW_TERM_RDMAP_CATASTROPHIC;
 	if (d.drop) {
 		siw_rx_drop(qp);
 		return SIW_TERM_OK;
 	}
-	rx->mo = d.mo;
-	rx->rtr_frame = d.rtr_frame;
+	rx->state = d.next;
 	if (d.code != SIW_TERM_OK)
 		return d.code;
 	rx->place = d.place;
@@ -541,19 +527,25 @@ static void siw_rx_log_peer_term(struct siw_qp *qp)
 	}
 }
 
-/*
- * Fills in what an FPDU's end asks for; *pos: the Read or atomic taken
- * off, *res and *epoch: an atomic's result buffer, and the send queue's
- * flush count when it was sent.
- */
-static void siw_rx_fetch_end(struct siw_qp *qp, const struct siw_rx_end *e,
-			     struct siw_rx_snap *s, u32 *pos,
-			     struct siw_sge *res, u32 *epoch)
+/* What an FPDU's end takes off the ORQ, for what it completes. */
+struct siw_rx_popped {
+	struct siw_qp *qp;
+	u32 pos;		/* the Read's or atomic's send queue slot */
+	struct siw_sge res;	/* an atomic's result buffer */
+	u32 epoch;		/* the send queue's flush count when sent */
+};
+
+/* Fills in what an FPDU's end asks for; ctx: a struct siw_rx_popped. */
+static void siw_rx_fetch_end(void *ctx, enum siw_rx_need need,
+			     const void *decision, struct siw_rx_snap *s)
 {
+	const struct siw_rx_end *e = decision;
+	struct siw_rx_popped *p = ctx;
+	struct siw_qp *qp = p->qp;
 	struct siw_orq_entry *o;
 	unsigned long flags;
 
-	switch (e->need) {
+	switch (need) {
 	case SIW_RX_NEED_ORQ_POP:
 		spin_lock_irqsave(&qp->orq_lock, flags);
 		qp->orq_done_bytes += e->orq_add;
@@ -562,13 +554,13 @@ static void siw_rx_fetch_end(struct siw_qp *qp, const struct siw_rx_end *e,
 			s->read.popped = true;
 			s->read.rtr = o->kind == SIW_ORQ_RTR;
 			s->read.atomic = o->kind == SIW_ORQ_ATOMIC;
-			*res = o->sqe.sge[0];
-			*epoch = o->sq_epoch;
+			p->res = o->sqe.sge[0];
+			p->epoch = o->sq_epoch;
 			s->read.local_inv = o->sqe.opcode == SIW_OP_READ_LOCAL_INV;
 			s->read.sink_stag = o->sqe.sge[0].lkey;
 			s->read.len = siw_sqe_sge_len(&o->sqe);
 			s->read.done = qp->orq_done_bytes;
-			*pos = o->sq_pos;
+			p->pos = o->sq_pos;
 			qp->orq_get++;
 			qp->orq_done_bytes = 0;
 		}
@@ -621,23 +613,15 @@ static void siw_rx_end(struct siw_qp *qp)
 {
 	struct siw_rx *rx = &qp->rx;
 	const struct siw_hdr *h = &rx->st.h;
-	struct siw_sge res = {};
+	struct siw_rx_popped p = { .qp = qp };
 	struct siw_rx_snap s;
 	struct siw_rx_end e;
-	u32 pos = 0, epoch = 0;
 
 	siw_rx_put_mem(rx);
 	siw_rx_snap_init(qp, &s);
-	for (;;) {
-		siw_rx_decide_end(&s, h, &e);
-		if (e.need == SIW_RX_NEED_NONE)
-			break;
-		if (s.known & SIW_RX_KNOWS(e.need)) {
-			siw_rx_fail(qp, SIW_TERM_RDMAP_CATASTROPHIC);
-			return;
-		}
-		siw_rx_fetch_end(qp, &e, &s, &pos, &res, &epoch);
-		s.known |= SIW_RX_KNOWS(e.need);
+	if (!siw_rx_decide_end_run(&s, h, &e, siw_rx_fetch_end, &p)) {
+		siw_rx_fail(qp, SIW_TERM_RDMAP_CATASTROPHIC);
+		return;
 	}
 	/* Flushed meanwhile: its work requests completed as flushed. */
 	if (e.drop) {
@@ -646,15 +630,7 @@ static void siw_rx_end(struct siw_qp *qp)
 	}
 
 	siw_rx_count_fpdu(qp, h);
-	memcpy(rx->msn, e.msn, sizeof(rx->msn));
-	rx->mo = e.mo;
-	rx->rtr_await = e.rtr_await;
-	rx->rtr_frame = false;
-	rx->write_acc = e.write_acc;
-	rx->write_last_len = e.write_last_len;
-	rx->write_ended = e.write_ended;
-	rx->imm_pending = e.imm_pending;
-	rx->imm_pending_val = e.imm_pending_val;
+	rx->state = e.next;
 	if (e.rtr_received) {
 		pr_debug("siw: QP %u: RTR received (%s)\n",
 			 qp->base_qp.qp_num, siw_op_name(h->opcode));
@@ -671,10 +647,10 @@ static void siw_rx_end(struct siw_qp *qp)
 	if (e.rtr_answered)
 		pr_debug("siw: QP %u: RTR answered\n", qp->base_qp.qp_num);
 	if (e.read_complete)
-		siw_sq_mark_done(qp, pos, siw_rx_wc_status(e.read_status),
+		siw_sq_mark_done(qp, p.pos, siw_rx_wc_status(e.read_status),
 				 e.read_bytes);
 	if (e.atomic_complete)
-		siw_rx_atomic_done(qp, pos, epoch, &res, e.atomic_orig);
+		siw_rx_atomic_done(qp, p.pos, p.epoch, &p.res, e.atomic_orig);
 	if (e.rqe_complete) {
 		if (e.rqe_se == SIW_RX_SE_SET)
 			rx->rqe.flags |= SIW_WQE_SOLICITED;
@@ -836,7 +812,7 @@ void siw_rx_reset(struct siw_qp *qp)
 	siw_rx_stream_reset(&rx->st, qp->crc);
 	rx->st.ddp_flags = qp->ext ? SIW_DDP_EXT : 0;
 	for (i = 0; i < SIW_QN_NUM; i++)
-		rx->msn[i] = SIW_MSN_FIRST;
+		rx->state.msn[i] = SIW_MSN_FIRST;
 }
 
 /* After the connection ended: nothing may stay half received. */

@@ -9,8 +9,8 @@
  * next, and each Send message's segments arrive at increasing MO; a Read
  * Response belongs to the oldest outstanding Read; a Read Request takes
  * one of the IRD slots agreed until its Response is sent. The checks are
- * the core's (ddp_check.c, rx_stream.c); this file says which apply to a
- * segment, in which order, and what follows from it.
+ * the core's (ddp_check.c); this file says which apply to a segment, in
+ * which order, and what follows from it.
  */
 #include "rx_decide.h"
 
@@ -31,7 +31,7 @@ static enum siw_term_code check_rtr(const struct siw_rx_snap *s,
 {
 	bool ok;
 
-	switch (s->rtr_await) {
+	switch (s->state.rtr_await) {
 	case SIW_RTR_WRITE:
 		ok = h->opcode == SIW_RDMAP_WRITE && !h->payload_len;
 		break;
@@ -46,9 +46,10 @@ static enum siw_term_code check_rtr(const struct siw_rx_snap *s,
 	}
 	if (!ok || !h->last)
 		return SIW_TERM_MPA_NO_RTR;
-	d->rtr_frame = true;
+	d->next.rtr_frame = true;
 	if (h->opcode == SIW_RDMAP_SEND)
-		return siw_ddp_check_msn(s->msn[SIW_QN_SEND], h->msn, true);
+		return siw_ddp_check_msn(s->state.msn[SIW_QN_SEND], h->msn,
+					 true);
 	return SIW_TERM_OK;
 }
 
@@ -74,7 +75,7 @@ static bool want_mem(const struct siw_rx_snap *s, struct siw_rx_dec *d,
 static void decide_send(const struct siw_rx_snap *s, const struct siw_hdr *h,
 			struct siw_rx_dec *d)
 {
-	u32 expect_mo = s->mo;
+	u32 expect_mo = s->state.mo;
 
 	if (!s->rqe_held) {
 		bool got;
@@ -84,13 +85,15 @@ static void decide_send(const struct siw_rx_snap *s, const struct siw_hdr *h,
 			return;
 		}
 		got = h->mo == 0 && s->rqe_taken;
-		d->code = siw_ddp_check_msn(s->msn[SIW_QN_SEND], h->msn, got);
+		d->code = siw_ddp_check_msn(s->state.msn[SIW_QN_SEND], h->msn,
+					    got);
 		if (d->code != SIW_TERM_OK)
 			return;
-		d->mo = 0;
+		d->next.mo = 0;
 		expect_mo = 0;
 	} else {
-		d->code = siw_ddp_check_msn(s->msn[SIW_QN_SEND], h->msn, true);
+		d->code = siw_ddp_check_msn(s->state.msn[SIW_QN_SEND], h->msn,
+					    true);
 		if (d->code != SIW_TERM_OK)
 			return;
 	}
@@ -152,7 +155,7 @@ static bool rreq_queue_admits(const struct siw_rx_snap *s,
 {
 	u32 ird = s->ird < s->irq_size ? s->ird : s->irq_size;
 
-	d->code = siw_ddp_check_msn(s->msn[SIW_QN_RREQ], h->msn, true);
+	d->code = siw_ddp_check_msn(s->state.msn[SIW_QN_RREQ], h->msn, true);
 	if (d->code != SIW_TERM_OK)
 		return false;
 	if (!knows(s, SIW_RX_NEED_IRQ)) {
@@ -193,24 +196,25 @@ static void decide_imm(const struct siw_rx_snap *s, const struct siw_hdr *h,
 		d->code = SIW_TERM_RDMAP_OP_UNSPEC;
 		return;
 	}
-	if (s->imm_pending || s->rqe_held) {
+	if (s->state.imm_pending || s->rqe_held) {
 		d->code = SIW_TERM_RDMAP_OPCODE;
 		return;
 	}
 	/* Kind 2 comes right behind the RDMA Write it ends. */
-	if (desc == SIW_IMM_FOR_WRITE && !s->write_ended) {
+	if (desc == SIW_IMM_FOR_WRITE && !s->state.write_ended) {
 		d->code = SIW_TERM_RDMAP_OPCODE;
 		return;
 	}
 	if (desc == SIW_IMM_FOR_SEND) {
-		d->code = siw_ddp_check_msn(s->msn[SIW_QN_SEND], h->msn, true);
+		d->code = siw_ddp_check_msn(s->state.msn[SIW_QN_SEND], h->msn,
+					    true);
 		return;
 	}
 	if (!knows(s, SIW_RX_NEED_RQE)) {
 		d->need = SIW_RX_NEED_RQE;
 		return;
 	}
-	d->code = siw_ddp_check_msn(s->msn[SIW_QN_SEND], h->msn,
+	d->code = siw_ddp_check_msn(s->state.msn[SIW_QN_SEND], h->msn,
 				    s->rqe_taken);
 }
 
@@ -233,7 +237,8 @@ static void decide_atomic_req(const struct siw_rx_snap *s,
 static void decide_atomic_resp(const struct siw_rx_snap *s,
 			       const struct siw_hdr *h, struct siw_rx_dec *d)
 {
-	d->code = siw_ddp_check_msn(s->msn[SIW_QN_ATOMIC_RESP], h->msn, true);
+	d->code = siw_ddp_check_msn(s->state.msn[SIW_QN_ATOMIC_RESP], h->msn,
+				    true);
 	if (d->code != SIW_TERM_OK)
 		return;
 	if (!knows(s, SIW_RX_NEED_ORQ)) {
@@ -254,7 +259,9 @@ void siw_rx_decide_begin(const struct siw_rx_snap *s, const struct siw_hdr *h,
 
 	memset(d, 0, sizeof(*d));
 	d->code = SIW_TERM_OK;
-	d->mo = s->mo;
+	d->next = s->state;
+	/* Set again if this FPDU is the RTR awaited (check_rtr()). */
+	d->next.rtr_frame = false;
 
 	/*
 	 * A flush completed the QP's work requests: nothing is taken from
@@ -269,13 +276,13 @@ void siw_rx_decide_begin(const struct siw_rx_snap *s, const struct siw_hdr *h,
 	 * An immediate for a Send (SIW_IMM_FOR_SEND) is followed by that
 	 * Send, a plain one: nothing else may come between.
 	 */
-	if (s->imm_pending && h->opcode != SIW_RDMAP_TERMINATE &&
+	if (s->state.imm_pending && h->opcode != SIW_RDMAP_TERMINATE &&
 	    (!op || op->kind != SIW_MSG_SEND || op->inval)) {
 		d->code = SIW_TERM_RDMAP_OPCODE;
 		return;
 	}
 
-	if (s->rtr_await && h->opcode != SIW_RDMAP_TERMINATE) {
+	if (s->state.rtr_await && h->opcode != SIW_RDMAP_TERMINATE) {
 		d->code = check_rtr(s, h, d);
 		if (d->code != SIW_TERM_OK || h->opcode != SIW_RDMAP_READ_REQ)
 			return;
@@ -384,16 +391,16 @@ static void end_send(const struct siw_rx_snap *s, const struct siw_hdr *h,
 {
 	const struct siw_op_info *op = siw_op_info(h->opcode);
 
-	e->mo = s->mo + h->payload_len;
+	e->next.mo = s->state.mo + h->payload_len;
 	if (!h->last)
 		return;
-	e->msn[SIW_QN_SEND]++;
+	e->next.msn[SIW_QN_SEND]++;
 	e->rqe_complete = true;
 	/* The immediate that came before it (SIW_IMM_FOR_SEND). */
-	if (s->imm_pending) {
+	if (s->state.imm_pending) {
 		e->rqe_imm = true;
-		e->rqe_imm_val = s->imm_pending_val;
-		e->imm_pending = false;
+		e->rqe_imm_val = s->state.imm_pending_val;
+		e->next.imm_pending = false;
 	}
 	if (op->inval) {
 		e->inval_stag = h->rsvd_ulp;
@@ -425,10 +432,10 @@ static void end_imm(const struct siw_rx_snap *s, const struct siw_hdr *h,
 {
 	u32 desc = (u32)h->imm;
 
-	e->msn[SIW_QN_SEND]++;
+	e->next.msn[SIW_QN_SEND]++;
 	if (desc == SIW_IMM_FOR_SEND) {
-		e->imm_pending = true;
-		e->imm_pending_val = h->imm >> 32;
+		e->next.imm_pending = true;
+		e->next.imm_pending_val = h->imm >> 32;
 		return;
 	}
 	e->rqe_complete = true;
@@ -439,14 +446,14 @@ static void end_imm(const struct siw_rx_snap *s, const struct siw_hdr *h,
 	e->rqe_imm_val = h->imm >> 32;
 	if (desc == SIW_IMM_FOR_WRITE) {
 		e->rqe_rdma_imm = true;
-		e->write_last_len = 0;
-		if (s->write_last_len > U32_MAX) {
+		e->next.write_last_len = 0;
+		if (s->state.write_last_len > U32_MAX) {
 			e->rqe_status = SIW_RX_WC_LOC_LEN_ERR;
 			e->rqe_bytes = 0;
 			e->code = SIW_TERM_DDP_UT_TOO_LONG;
 			return;
 		}
-		e->rqe_bytes = s->write_last_len;
+		e->rqe_bytes = s->state.write_last_len;
 	}
 }
 
@@ -454,7 +461,7 @@ static void end_imm(const struct siw_rx_snap *s, const struct siw_hdr *h,
 static void end_atomic_resp(const struct siw_rx_snap *s,
 			    const struct siw_hdr *h, struct siw_rx_end *e)
 {
-	e->msn[SIW_QN_ATOMIC_RESP]++;
+	e->next.msn[SIW_QN_ATOMIC_RESP]++;
 	e->orq_pop = true;
 	if (!knows(s, SIW_RX_NEED_ORQ_POP)) {
 		e->need = SIW_RX_NEED_ORQ_POP;
@@ -475,11 +482,11 @@ static void end_atomic_resp(const struct siw_rx_snap *s,
 static void end_write(const struct siw_rx_snap *s, const struct siw_hdr *h,
 		      struct siw_rx_end *e)
 {
-	e->write_acc = s->write_acc + h->payload_len;
+	e->next.write_acc = s->state.write_acc + h->payload_len;
 	if (h->last) {
-		e->write_last_len = e->write_acc;
-		e->write_acc = 0;
-		e->write_ended = true;
+		e->next.write_last_len = e->next.write_acc;
+		e->next.write_acc = 0;
+		e->next.write_ended = true;
 	}
 }
 
@@ -511,15 +518,11 @@ void siw_rx_decide_end(const struct siw_rx_snap *s, const struct siw_hdr *h,
 
 	memset(e, 0, sizeof(*e));
 	e->code = SIW_TERM_OK;
-	memcpy(e->msn, s->msn, sizeof(e->msn));
-	e->mo = s->mo;
-	e->rtr_await = s->rtr_await;
-	e->write_acc = s->write_acc;
-	e->write_last_len = s->write_last_len;
+	e->next = s->state;
+	/* The next FPDU is another: only its header can be the RTR. */
+	e->next.rtr_frame = false;
 	/* Only an RDMA Write's last segment sets it again (end_write()). */
-	e->write_ended = false;
-	e->imm_pending = s->imm_pending;
-	e->imm_pending_val = s->imm_pending_val;
+	e->next.write_ended = false;
 
 	/* Flushed while the FPDU arrived: it completes nothing. */
 	if (s->flushed) {
@@ -528,11 +531,11 @@ void siw_rx_decide_end(const struct siw_rx_snap *s, const struct siw_hdr *h,
 		return;
 	}
 
-	if (s->rtr_frame) {
-		e->rtr_await = 0;
+	if (s->state.rtr_frame) {
+		e->next.rtr_await = 0;
 		e->rtr_received = true;
 		if (h->opcode == SIW_RDMAP_SEND) {
-			e->msn[SIW_QN_SEND]++;
+			e->next.msn[SIW_QN_SEND]++;
 			return;
 		}
 		/* A Read RTR is answered like any Read Request, below. */
@@ -550,7 +553,7 @@ void siw_rx_decide_end(const struct siw_rx_snap *s, const struct siw_hdr *h,
 		end_send(s, h, e);
 		return;
 	case SIW_MSG_READ_REQ:
-		e->msn[SIW_QN_RREQ]++;
+		e->next.msn[SIW_QN_RREQ]++;
 		e->irq_push = true;
 		e->tx_schedule = true;
 		return;
@@ -561,7 +564,7 @@ void siw_rx_decide_end(const struct siw_rx_snap *s, const struct siw_hdr *h,
 		end_imm(s, h, e);
 		return;
 	case SIW_MSG_ATOMIC_REQ:
-		e->msn[SIW_QN_RREQ]++;
+		e->next.msn[SIW_QN_RREQ]++;
 		e->irq_push = true;
 		e->irq_atomic = true;
 		e->tx_schedule = true;
@@ -574,6 +577,49 @@ void siw_rx_decide_end(const struct siw_rx_snap *s, const struct siw_hdr *h,
 		end_write(s, h, e);
 		return;
 	}
+}
+
+/*
+ * Ask; while something is needed, fetch it, mark it known, ask again.
+ * Exactly one of d and e is the decision to run. A need asked for twice
+ * would be asked for ever: stop there.
+ */
+static bool decide_run(struct siw_rx_snap *s, const struct siw_hdr *h,
+		       struct siw_rx_dec *d, struct siw_rx_end *e,
+		       siw_rx_fetch_fn fetch, void *ctx)
+{
+	const void *decision = d ? (const void *)d : e;
+	enum siw_rx_need need;
+
+	for (;;) {
+		if (d) {
+			siw_rx_decide_begin(s, h, d);
+			need = d->need;
+		} else {
+			siw_rx_decide_end(s, h, e);
+			need = e->need;
+		}
+		if (need == SIW_RX_NEED_NONE)
+			return true;
+		if (knows(s, need))
+			return false;
+		fetch(ctx, need, decision, s);
+		s->known |= SIW_RX_KNOWS(need);
+	}
+}
+
+bool siw_rx_decide_begin_run(struct siw_rx_snap *s, const struct siw_hdr *h,
+			     struct siw_rx_dec *d, siw_rx_fetch_fn fetch,
+			     void *ctx)
+{
+	return decide_run(s, h, d, NULL, fetch, ctx);
+}
+
+bool siw_rx_decide_end_run(struct siw_rx_snap *s, const struct siw_hdr *h,
+			   struct siw_rx_end *e, siw_rx_fetch_fn fetch,
+			   void *ctx)
+{
+	return decide_run(s, h, NULL, e, fetch, ctx);
 }
 
 const char *siw_rx_need_name(enum siw_rx_need need)

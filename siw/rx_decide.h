@@ -7,14 +7,16 @@
  * snapshot of the QP's receive state.
  *
  * The receiver (siw/rx.c in the module, the fuzzer and unit tests on the
- * host) fills a struct siw_rx_snap with its own receive state, asks for a
- * decision, and applies it. What the snapshot lacks is asked for one need
- * at a time (enum siw_rx_need): the receiver takes the lock it needs,
- * looks the thing up or does it, records the result in the snapshot,
- * marks it known, and asks again. A decision never asks for the same
- * thing twice, so the loop ends after at most SIW_RX_NEED_MAX rounds, and
- * what is asked for, and in which order, is what rx.c used to take locks
- * for: nothing is looked up that the segment does not need.
+ * host) keeps a struct siw_rx_state, puts it into a struct siw_rx_snap,
+ * runs a decision, and applies it: the decision's next state replaces its
+ * own. What the snapshot lacks is asked for one need at a time (enum
+ * siw_rx_need): siw_rx_decide_begin_run() and siw_rx_decide_end_run()
+ * call the receiver's fetch, which takes the lock it needs, looks the
+ * thing up or does it and records the result in the snapshot; the runner
+ * marks it known and asks again. A decision never asks for the same thing
+ * twice, so the loop ends after at most SIW_RX_NEED_MAX rounds, and what
+ * is asked for, and in which order, is what rx.c used to take locks for:
+ * nothing is looked up that the segment does not need.
  */
 #ifndef SIW_RX_DECIDE_H
 #define SIW_RX_DECIDE_H
@@ -71,20 +73,34 @@ enum siw_rx_se {
 	SIW_RX_SE_SET,
 };
 
+/*
+ * The receive protocol state: kept by the receiver (struct siw_rx in the
+ * module), read by every decision, and replaced whole by the next state
+ * a decision returns.
+ */
+struct siw_rx_state {
+	u32 msn[SIW_QN_NUM];	/* next MSN expected per untagged queue */
+	u32 mo;			/* next MO of the Send being received */
+	u8 rtr_await;		/* p2p responder: SIW_RTR_* still awaited */
+	bool rtr_frame;		/* the current FPDU is that RTR */
+	/* RFC 7306: an immediate waiting for its Send (SIW_IMM_FOR_SEND). */
+	bool imm_pending;
+	u32 imm_pending_val;
+	/*
+	 * Bytes of the RDMA Write message arriving, and of the last one;
+	 * whether the last FPDU ended one (SIW_IMM_FOR_WRITE needs it).
+	 */
+	u64 write_acc;
+	u64 write_last_len;
+	bool write_ended;
+};
+
 /* The QP's receive state, by value. */
 struct siw_rx_snap {
 	/* Always filled in: the receiver's own state, no lock needed. */
-	u32 msn[SIW_QN_NUM];	/* next MSN expected per untagged queue */
-	u32 mo;			/* next MO of the Send being received */
-	bool rqe_held;		/* a receive element is held for it */
+	struct siw_rx_state state;
+	bool rqe_held;		/* a receive element is held for the Send */
 	u64 rqe_len;		/* held or taken: the element's length */
-	u8 rtr_await;		/* p2p responder: SIW_RTR_* still awaited */
-	bool rtr_frame;		/* end: this FPDU was that RTR */
-	bool imm_pending;	/* an immediate waits for its Send */
-	u32 imm_pending_val;
-	u64 write_acc;		/* bytes of the RDMA Write arriving */
-	u64 write_last_len;	/* bytes of the last complete one */
-	bool write_ended;	/* the FPDU before ended an RDMA Write */
 	bool flushed;		/* the QP left RTS: nothing more is taken */
 
 	/* Filled in on demand; a bit SIW_RX_KNOWS(need) says so. */
@@ -131,28 +147,17 @@ struct siw_rx_dec {
 	enum siw_rx_place place;
 	struct siw_rx_mem mem;		/* NEED_MEM, PLACE_TAGGED */
 	u64 sgl_off;			/* PLACE_READ_SGL */
-	/* State to store: */
-	u32 mo;				/* next MO of the Send */
-	bool rtr_frame;			/* the FPDU is the awaited RTR */
+	struct siw_rx_state next;	/* to store, unless drop */
 	bool drop;			/* flushed: drop the rest, no Terminate */
 };
 
 /* The decision at the end of an FPDU whose CRC was good. */
 struct siw_rx_end {
 	enum siw_rx_need need;
-	/* State to store: */
-	u32 msn[SIW_QN_NUM];
-	u32 mo;
-	u8 rtr_await;
+	struct siw_rx_state next;	/* to store, unless drop */
 	/* The oldest outstanding Read: add bytes done, pop it (NEED_ORQ_POP). */
 	u32 orq_add;
 	bool orq_pop;
-	u64 write_acc;
-	u64 write_last_len;
-	bool write_ended;
-	/* RFC 7306 Immediate Data: keep one for the next Send, or drop it. */
-	bool imm_pending;
-	u32 imm_pending_val;
 	u32 inval_stag;			/* NEED_INVAL */
 	/* What to do, in this order: */
 	bool rtr_received;		/* the QP may transmit now */
@@ -191,6 +196,26 @@ void siw_rx_decide_begin(const struct siw_rx_snap *s, const struct siw_hdr *h,
 /* The FPDU ended: what it completes and which state follows. Same loop. */
 void siw_rx_decide_end(const struct siw_rx_snap *s, const struct siw_hdr *h,
 		       struct siw_rx_end *e);
+
+/*
+ * The receiver's side of the loop: fills in what need asks for, in s.
+ * decision is the one that asks: a struct siw_rx_dec for the needs of
+ * siw_rx_decide_begin(), a struct siw_rx_end for siw_rx_decide_end()'s.
+ */
+typedef void (*siw_rx_fetch_fn)(void *ctx, enum siw_rx_need need,
+				const void *decision, struct siw_rx_snap *s);
+
+/*
+ * Run the decision on h to its end, fetching each need through
+ * fetch(ctx, ...). False if a need is asked for twice: a bug of the
+ * decision, for which the receiver ends the stream.
+ */
+bool siw_rx_decide_begin_run(struct siw_rx_snap *s, const struct siw_hdr *h,
+			     struct siw_rx_dec *d, siw_rx_fetch_fn fetch,
+			     void *ctx);
+bool siw_rx_decide_end_run(struct siw_rx_snap *s, const struct siw_hdr *h,
+			   struct siw_rx_end *e, siw_rx_fetch_fn fetch,
+			   void *ctx);
 
 const char *siw_rx_need_name(enum siw_rx_need need);
 

@@ -145,25 +145,3 @@ void siw_rx_stream_reset(struct siw_rx_stream *s, bool crc_on)
 	memset(s, 0, sizeof(*s));
 	s->crc_on = crc_on;
 }
-
-/*
- * A Read Response for the oldest outstanding Read, if any (have): it must
- * go to that Read's sink, at the offset reached so far (sink_stag,
- * sink_to), and fit the left bytes. The sink memory itself is checked by
- * the caller, as for any tagged placement.
- */
-enum siw_term_code siw_check_read_resp(bool have, u32 sink_stag, u64 sink_to,
-				       u64 left, const struct siw_hdr *h)
-{
-	/* A response nobody asked for. */
-	if (!have)
-		return SIW_TERM_RDMAP_OPCODE;
-	if (h->payload_len > left)
-		return SIW_TERM_DDP_T_BASE_BOUNDS;
-	if (!h->payload_len)
-		return SIW_TERM_OK;
-	/* Not for what we asked. */
-	if (h->stag != sink_stag || h->to != sink_to)
-		return SIW_TERM_DDP_T_INVALID_STAG;
-	return SIW_TERM_OK;
-}

@@ -108,21 +108,16 @@ struct qp {
 	bool ext;		/* RFC 7306 negotiated */
 
 	/* As struct siw_rx. */
-	u32 msn[SIW_QN_NUM];
-	u32 mo;
+	struct siw_rx_state state;
 	bool have_rqe;
 	u32 rqe;		/* index of the held element */
 	u32 rqe_bytes, sge_idx, sge_off;
-	u8 rtr_await;
-	bool rtr_frame;
-	bool imm_pending;	/* RFC 7306: an immediate for the next Send */
-	u32 imm_pending_val;
-	u64 write_acc, write_last_len;
-	bool write_ended;
 	struct region *mem;	/* placement target */
 	u64 to;
 
 	/* Bookkeeping of the checks. */
+	const struct siw_hdr *h;	/* of the FPDU being decided */
+	int rounds;		/* needs fetched for its decision */
 	enum siw_rx_place place;
 	u32 placed;		/* payload bytes of this FPDU placed */
 	u64 rqe_len;		/* of the held element */
@@ -219,18 +214,10 @@ static int op_copy(void *src, u32 off, void *dst, u32 n)
 static void snap_init(const struct qp *q, struct siw_rx_snap *s)
 {
 	memset(s, 0, sizeof(*s));
-	memcpy(s->msn, q->msn, sizeof(s->msn));
-	s->mo = q->mo;
+	s->state = q->state;
 	s->rqe_held = q->have_rqe;
 	if (q->have_rqe)
 		s->rqe_len = rqe_len(&q->rq[q->rqe]);
-	s->rtr_await = q->rtr_await;
-	s->rtr_frame = q->rtr_frame;
-	s->imm_pending = q->imm_pending;
-	s->imm_pending_val = q->imm_pending_val;
-	s->write_acc = q->write_acc;
-	s->write_last_len = q->write_last_len;
-	s->write_ended = q->write_ended;
 	s->flushed = q->flushed;
 }
 
@@ -249,12 +236,17 @@ static bool take_rqe(struct qp *q)
 }
 
 /* As siw_rx_fetch_begin(). */
-static void fetch_begin(struct qp *q, const struct siw_hdr *h,
-			const struct siw_rx_dec *d, struct siw_rx_snap *s)
+static void fetch_begin(void *ctx, enum siw_rx_need need,
+			const void *decision, struct siw_rx_snap *s)
 {
+	const struct siw_rx_dec *d = decision;
+	struct qp *q = ctx;
+	const struct siw_hdr *h = q->h;
 	struct region *r;
 
-	switch (d->need) {
+	/* The runner refuses a need asked twice; no more than two, either. */
+	CHECK(++q->rounds <= SIW_RX_NEED_MAX);
+	switch (need) {
 	case SIW_RX_NEED_ORQ:
 		CHECK(h->opcode == SIW_RDMAP_READ_RESP ||
 		      h->opcode == SIW_RDMAP_ATOMIC_RESP);
@@ -325,25 +317,25 @@ static void check_accepted(const struct qp *q, const struct siw_rx_snap *s,
 {
 	const struct siw_mem_view *v = &s->mem;
 
-	if (s->rtr_await && h->opcode != SIW_RDMAP_TERMINATE) {
-		CHECK(d->rtr_frame && h->last);
-		CHECK((s->rtr_await == SIW_RTR_WRITE &&
+	if (s->state.rtr_await && h->opcode != SIW_RDMAP_TERMINATE) {
+		CHECK(d->next.rtr_frame && h->last);
+		CHECK((s->state.rtr_await == SIW_RTR_WRITE &&
 		       h->opcode == SIW_RDMAP_WRITE && !h->payload_len) ||
-		      (s->rtr_await == SIW_RTR_READ &&
+		      (s->state.rtr_await == SIW_RTR_READ &&
 		       h->opcode == SIW_RDMAP_READ_REQ && !h->rreq.size) ||
-		      (s->rtr_await == SIW_RTR_SEND &&
+		      (s->state.rtr_await == SIW_RTR_SEND &&
 		       h->opcode == SIW_RDMAP_SEND && !h->payload_len));
 	} else {
-		CHECK(!d->rtr_frame);
+		CHECK(!d->next.rtr_frame);
 	}
 	/* An immediate for a Send: only a plain Send may follow. */
-	if (s->imm_pending)
+	if (s->state.imm_pending)
 		CHECK(h->opcode == SIW_RDMAP_SEND ||
 		      h->opcode == SIW_RDMAP_SEND_SE ||
 		      h->opcode == SIW_RDMAP_TERMINATE);
 	switch (h->opcode) {
 	case SIW_RDMAP_WRITE:
-		if (d->rtr_frame)
+		if (d->next.rtr_frame)
 			break;
 		CHECK(d->place == SIW_RX_PLACE_TAGGED && d->mem.to == h->to);
 		if (!h->payload_len)
@@ -375,17 +367,18 @@ static void check_accepted(const struct qp *q, const struct siw_rx_snap *s,
 	case SIW_RDMAP_SEND_INV:
 	case SIW_RDMAP_SEND_SE:
 	case SIW_RDMAP_SEND_SE_INV:
-		CHECK(h->msn == s->msn[SIW_QN_SEND]);
-		if (d->rtr_frame)
+		CHECK(h->msn == s->state.msn[SIW_QN_SEND]);
+		if (d->next.rtr_frame)
 			break;
 		CHECK(q->have_rqe && d->place == SIW_RX_PLACE_RQE);
-		CHECK(h->mo == (s->rqe_held ? s->mo : 0) && h->mo == d->mo);
+		CHECK(h->mo == (s->rqe_held ? s->state.mo : 0) &&
+		      h->mo == d->next.mo);
 		/* The placement cursor agrees with the MO. */
 		CHECK(q->rqe_bytes == h->mo);
 		CHECK((u64)h->mo + h->payload_len <= q->rqe_len);
 		break;
 	case SIW_RDMAP_READ_REQ:
-		CHECK(h->msn == s->msn[SIW_QN_RREQ]);
+		CHECK(h->msn == s->state.msn[SIW_QN_RREQ]);
 		CHECK(s->known & SIW_RX_KNOWS(SIW_RX_NEED_IRQ));
 		CHECK(s->irq_queued < s->ird && s->irq_queued < s->irq_size);
 		if (!h->rreq.size)
@@ -401,18 +394,18 @@ static void check_accepted(const struct qp *q, const struct siw_rx_snap *s,
 	case SIW_RDMAP_IMM:
 	case SIW_RDMAP_IMM_SE:
 		CHECK(q->ext && d->place == SIW_RX_PLACE_NONE);
-		CHECK(h->msn == s->msn[SIW_QN_SEND] && !s->imm_pending &&
-		      !s->rqe_held);
+		CHECK(h->msn == s->state.msn[SIW_QN_SEND] &&
+		      !s->state.imm_pending && !s->rqe_held);
 		CHECK((u32)h->imm <= SIW_IMM_FOR_WRITE);
 		/* Kind 2 right behind the end of an RDMA Write. */
 		if ((u32)h->imm == SIW_IMM_FOR_WRITE)
-			CHECK(s->write_ended);
+			CHECK(s->state.write_ended);
 		/* Only the immediate of a Send takes no receive. */
 		CHECK(q->have_rqe == ((u32)h->imm != SIW_IMM_FOR_SEND));
 		break;
 	case SIW_RDMAP_ATOMIC_REQ:
 		CHECK(q->ext && d->place == SIW_RX_PLACE_NONE);
-		CHECK(h->msn == s->msn[SIW_QN_RREQ]);
+		CHECK(h->msn == s->state.msn[SIW_QN_RREQ]);
 		CHECK(s->irq_queued < s->ird && s->irq_queued < s->irq_size);
 		CHECK(v->valid && v->same_pd && v->access);
 		CHECK(!(h->atomic.to & 7) && h->atomic.to >= v->base &&
@@ -423,7 +416,7 @@ static void check_accepted(const struct qp *q, const struct siw_rx_snap *s,
 		break;
 	case SIW_RDMAP_ATOMIC_RESP:
 		CHECK(q->ext && d->place == SIW_RX_PLACE_NONE);
-		CHECK(h->msn == s->msn[SIW_QN_ATOMIC_RESP]);
+		CHECK(h->msn == s->state.msn[SIW_QN_ATOMIC_RESP]);
 		CHECK(s->orq.have && s->orq.atomic &&
 		      s->orq.atomic_id == h->atomic_resp.req_id);
 		break;
@@ -438,22 +431,15 @@ static enum siw_term_code op_begin(void *ctx, struct siw_rx_stream *st)
 	const struct siw_hdr *h = &st->h;
 	struct siw_rx_snap s;
 	struct siw_rx_dec d;
-	int rounds = 0;
 
 	CHECK(!q->fails && !st->dead && !q->peer_term);
 	CHECK(!q->mem);
 	q->placed = 0;
 	q->place = SIW_RX_PLACE_NONE;
+	q->h = h;
+	q->rounds = 0;
 	snap_init(q, &s);
-	for (;;) {
-		siw_rx_decide_begin(&s, h, &d);
-		if (d.need == SIW_RX_NEED_NONE)
-			break;
-		CHECK(!(s.known & SIW_RX_KNOWS(d.need)));
-		CHECK(++rounds <= SIW_RX_NEED_MAX);
-		fetch_begin(q, h, &d, &s);
-		s.known |= SIW_RX_KNOWS(d.need);
-	}
+	CHECK(siw_rx_decide_begin_run(&s, h, &d, fetch_begin, q));
 	/* Flushed: nothing asked for, nothing taken; the stream is dropped. */
 	if (q->flushed) {
 		CHECK(d.drop && !s.known && d.place == SIW_RX_PLACE_NONE &&
@@ -462,8 +448,7 @@ static enum siw_term_code op_begin(void *ctx, struct siw_rx_stream *st)
 		return SIW_TERM_OK;
 	}
 	CHECK(!d.drop);
-	q->mo = d.mo;
-	q->rtr_frame = d.rtr_frame;
+	q->state = d.next;
 	if (d.code != SIW_TERM_OK) {
 		CHECK(d.place == SIW_RX_PLACE_NONE);
 		return d.code;
@@ -597,12 +582,17 @@ static int op_place(void *ctx, struct siw_rx_stream *s, void *src, u32 off,
 }
 
 /* As siw_rx_fetch_end(). */
-static void fetch_end(struct qp *q, const struct siw_hdr *h,
-		      const struct siw_rx_end *e, struct siw_rx_snap *s)
+static void fetch_end(void *ctx, enum siw_rx_need need, const void *decision,
+		      struct siw_rx_snap *s)
 {
+	const struct siw_rx_end *e = decision;
+	struct qp *q = ctx;
+	const struct siw_hdr *h = q->h;
 	struct region *r;
 
-	switch (e->need) {
+	/* The runner refuses a need asked twice; no more than two, either. */
+	CHECK(++q->rounds <= SIW_RX_NEED_MAX);
+	switch (need) {
 	case SIW_RX_NEED_ORQ_POP:
 		CHECK(h->opcode == SIW_RDMAP_READ_RESP ||
 		      h->opcode == SIW_RDMAP_ATOMIC_RESP ||
@@ -647,27 +637,31 @@ static void check_end(const struct qp *q, const struct siw_rx_snap *s,
 	bool send = h->opcode >= SIW_RDMAP_SEND &&
 		    h->opcode <= SIW_RDMAP_SEND_SE_INV;
 	bool imm = h->opcode == SIW_RDMAP_IMM || h->opcode == SIW_RDMAP_IMM_SE;
+	const struct siw_rx_state *was = &s->state, *next = &e->next;
 	int i, moved = 0;
 
 	for (i = 0; i < SIW_QN_NUM; i++) {
-		if (e->msn[i] == s->msn[i])
+		if (next->msn[i] == was->msn[i])
 			continue;
 		/* One more, for the last segment of a message on it. */
-		CHECK(e->msn[i] == s->msn[i] + 1 && h->last);
+		CHECK(next->msn[i] == was->msn[i] + 1 && h->last);
 		CHECK(i == (int)h->qn && !h->tagged);
 		moved++;
 	}
 	CHECK(moved <= 1);
-	if (send && !s->rtr_frame)
-		CHECK(e->mo == s->mo + h->payload_len);
+	if (send && !was->rtr_frame)
+		CHECK(next->mo == was->mo + h->payload_len);
 	else
-		CHECK(e->mo == s->mo);
-	if (h->opcode == SIW_RDMAP_WRITE && !s->rtr_frame)
-		CHECK(h->last ? e->write_last_len ==
-				s->write_acc + h->payload_len && !e->write_acc :
-				e->write_acc == s->write_acc + h->payload_len);
-	CHECK(e->rtr_await == s->rtr_await || (s->rtr_frame && !e->rtr_await));
-	CHECK(e->rtr_received == s->rtr_frame);
+		CHECK(next->mo == was->mo);
+	if (h->opcode == SIW_RDMAP_WRITE && !was->rtr_frame)
+		CHECK(h->last ? next->write_last_len ==
+				was->write_acc + h->payload_len &&
+				!next->write_acc :
+				next->write_acc ==
+				was->write_acc + h->payload_len);
+	CHECK(next->rtr_await == was->rtr_await ||
+	      (was->rtr_frame && !next->rtr_await));
+	CHECK(e->rtr_received == was->rtr_frame);
 	if (e->read_complete)
 		CHECK(s->read.popped && !s->read.rtr);
 	/* A Read succeeds only with exactly its length placed. */
@@ -696,21 +690,21 @@ static void check_end(const struct qp *q, const struct siw_rx_snap *s,
 	/* An immediate goes with exactly one completed receive. */
 	if (e->rqe_imm)
 		CHECK(e->rqe_complete &&
-		      (imm || (send && s->imm_pending &&
-			       e->rqe_imm_val == s->imm_pending_val)));
-	if (send && h->last && s->imm_pending)
-		CHECK(e->rqe_imm && !e->imm_pending);
-	if (e->imm_pending && !s->imm_pending)
+		      (imm || (send && was->imm_pending &&
+			       e->rqe_imm_val == was->imm_pending_val)));
+	if (send && h->last && was->imm_pending)
+		CHECK(e->rqe_imm && !next->imm_pending);
+	if (next->imm_pending && !was->imm_pending)
 		CHECK(imm && (u32)h->imm == SIW_IMM_FOR_SEND);
 	if (e->rqe_rdma_imm)
-		CHECK(imm && s->write_ended &&
-		      (s->write_last_len <= U32_MAX ?
-		       e->rqe_bytes == s->write_last_len &&
+		CHECK(imm && was->write_ended &&
+		      (was->write_last_len <= U32_MAX ?
+		       e->rqe_bytes == was->write_last_len &&
 		       e->rqe_status == SIW_RX_WC_SUCCESS :
 		       e->rqe_status == SIW_RX_WC_LOC_LEN_ERR &&
 		       e->code == SIW_TERM_DDP_UT_TOO_LONG));
-	CHECK(e->write_ended == (h->opcode == SIW_RDMAP_WRITE && h->last &&
-				 !s->rtr_frame));
+	CHECK(next->write_ended == (h->opcode == SIW_RDMAP_WRITE && h->last &&
+				    !was->rtr_frame));
 	if (e->irq_push)
 		CHECK(h->opcode == SIW_RDMAP_READ_REQ ||
 		      h->opcode == SIW_RDMAP_ATOMIC_REQ);
@@ -744,42 +738,27 @@ static void op_end(void *ctx, struct siw_rx_stream *st)
 	const struct siw_hdr *h = &st->h;
 	struct siw_rx_snap s;
 	struct siw_rx_end e;
-	int rounds = 0;
 
 	CHECK(!q->fails && !st->dead && !q->peer_term);
 	CHECK(q->placed == h->payload_len);
 	q->mem = NULL;
+	q->h = h;
+	q->rounds = 0;
 	snap_init(q, &s);
-	for (;;) {
-		siw_rx_decide_end(&s, h, &e);
-		if (e.need == SIW_RX_NEED_NONE)
-			break;
-		CHECK(!(s.known & SIW_RX_KNOWS(e.need)));
-		CHECK(++rounds <= SIW_RX_NEED_MAX);
-		fetch_end(q, h, &e, &s);
-		s.known |= SIW_RX_KNOWS(e.need);
-	}
+	CHECK(siw_rx_decide_end_run(&s, h, &e, fetch_end, q));
 	/* Flushed meanwhile: nothing completes, no state moves. */
 	if (q->flushed) {
 		CHECK(e.drop && e.stream_dead && !s.known && !e.read_complete &&
 		      !e.rqe_complete && !e.atomic_complete && !e.irq_push &&
 		      !e.peer_term && !e.fatal && e.code == SIW_TERM_OK &&
-		      !memcmp(e.msn, q->msn, sizeof(e.msn)));
+		      !memcmp(e.next.msn, q->state.msn, sizeof(e.next.msn)));
 		st->dead = true;
 		return;
 	}
 	CHECK(!e.drop);
 	check_end(q, &s, h, &e);
 
-	memcpy(q->msn, e.msn, sizeof(q->msn));
-	q->mo = e.mo;
-	q->rtr_await = e.rtr_await;
-	q->rtr_frame = false;
-	q->imm_pending = e.imm_pending;
-	q->imm_pending_val = e.imm_pending_val;
-	q->write_acc = e.write_acc;
-	q->write_last_len = e.write_last_len;
-	q->write_ended = e.write_ended;
+	q->state = e.next;
 	if (e.atomic_complete) {
 		struct orq_entry *o = &q->orq[q->orq_get - 1];
 
@@ -856,9 +835,9 @@ static void setup(struct qp *q, const u8 *c)
 
 	memset(q, 0, sizeof(*q));
 	for (i = 0; i < SIW_QN_NUM; i++)
-		q->msn[i] = SIW_MSN_FIRST;
+		q->state.msn[i] = SIW_MSN_FIRST;
 	q->ird = ((c[0] >> 1) & 3) + 1;
-	q->rtr_await = rtr_of[(c[0] >> 3) & 3];
+	q->state.rtr_await = rtr_of[(c[0] >> 3) & 3];
 	q->drain_every = c[0] >> 6;
 	q->flush_at = c[42];
 	q->irq_size = ((c[19] >> 5) & 3) + 1;

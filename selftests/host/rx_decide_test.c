@@ -35,105 +35,84 @@ struct world {
 
 static const char need_letter[SIW_RX_NEED_NUM] = "-OIRMPV";
 
-static void ask(struct world *w, const struct siw_rx_snap *s,
-		enum siw_rx_need need)
+/* The receiver's side of the runner, against the world. */
+static void fetch(void *ctx, enum siw_rx_need need, const void *decision,
+		  struct siw_rx_snap *s)
 {
+	const struct siw_rx_dec *d = decision;
+	const struct siw_rx_end *e = decision;
+	struct world *w = ctx;
 	size_t n = strlen(w->asked);
 
-	if (s->known & SIW_RX_KNOWS(need))
-		w->repeated = true;
 	if (n < sizeof(w->asked) - 1)
 		w->asked[n] = need_letter[need];
+	switch (need) {
+	case SIW_RX_NEED_ORQ:
+		s->orq.have = w->orq_have;
+		s->orq.sink_stag = w->orq_stag;
+		s->orq.sink_to = w->orq_to;
+		s->orq.len = w->orq_len;
+		s->orq.done = w->orq_done;
+		s->orq.sgl = w->orq_sgl;
+		s->orq.atomic = w->orq_atomic;
+		s->orq.atomic_id = w->orq_atomic_id;
+		break;
+	case SIW_RX_NEED_IRQ:
+		s->irq_queued = w->irq_queued;
+		s->ird = w->ird;
+		s->irq_size = w->irq_size;
+		break;
+	case SIW_RX_NEED_RQE:
+		s->rqe_taken = w->rqe_posted;
+		if (w->rqe_posted)
+			s->rqe_len = w->rqe_len;
+		break;
+	case SIW_RX_NEED_MEM:
+		w->mem_req = d->mem;
+		s->mem = w->mem;
+		break;
+	case SIW_RX_NEED_ORQ_POP:
+		w->orq_add = e->orq_add;
+		w->orq_pop = e->orq_pop;
+		if (e->orq_pop && w->orq_have) {
+			s->read.popped = true;
+			s->read.rtr = w->orq_rtr;
+			s->read.atomic = w->orq_atomic;
+			s->read.local_inv = w->orq_inv;
+			s->read.sink_stag = w->orq_stag;
+			s->read.len = w->orq_len;
+			s->read.done = w->orq_done + e->orq_add;
+		}
+		break;
+	case SIW_RX_NEED_INVAL:
+		w->inval_stag = e->inval_stag;
+		s->inval_ok = w->inval_ok;
+		break;
+	default:
+		break;
+	}
 }
 
-/* The receiver's side of the loop, against the world. */
 static void begin(struct world *w, struct siw_rx_snap *s,
 		  const struct siw_hdr *h, struct siw_rx_dec *d)
 {
-	int rounds = 0;
-
 	memset(w->asked, 0, sizeof(w->asked));
-	w->repeated = false;
-	for (;;) {
-		siw_rx_decide_begin(s, h, d);
-		if (d->need == SIW_RX_NEED_NONE || rounds++ > SIW_RX_NEED_MAX)
-			break;
-		ask(w, s, d->need);
-		switch (d->need) {
-		case SIW_RX_NEED_ORQ:
-			s->orq.have = w->orq_have;
-			s->orq.sink_stag = w->orq_stag;
-			s->orq.sink_to = w->orq_to;
-			s->orq.len = w->orq_len;
-			s->orq.done = w->orq_done;
-			s->orq.sgl = w->orq_sgl;
-			s->orq.atomic = w->orq_atomic;
-			s->orq.atomic_id = w->orq_atomic_id;
-			break;
-		case SIW_RX_NEED_IRQ:
-			s->irq_queued = w->irq_queued;
-			s->ird = w->ird;
-			s->irq_size = w->irq_size;
-			break;
-		case SIW_RX_NEED_RQE:
-			s->rqe_taken = w->rqe_posted;
-			if (w->rqe_posted)
-				s->rqe_len = w->rqe_len;
-			break;
-		case SIW_RX_NEED_MEM:
-			w->mem_req = d->mem;
-			s->mem = w->mem;
-			break;
-		default:
-			break;
-		}
-		s->known |= SIW_RX_KNOWS(d->need);
-	}
+	w->repeated = !siw_rx_decide_begin_run(s, h, d, fetch, w);
 }
 
 static void end(struct world *w, struct siw_rx_snap *s,
 		const struct siw_hdr *h, struct siw_rx_end *e)
 {
-	int rounds = 0;
-
 	memset(w->asked, 0, sizeof(w->asked));
-	w->repeated = false;
-	for (;;) {
-		siw_rx_decide_end(s, h, e);
-		if (e->need == SIW_RX_NEED_NONE || rounds++ > SIW_RX_NEED_MAX)
-			break;
-		ask(w, s, e->need);
-		switch (e->need) {
-		case SIW_RX_NEED_ORQ_POP:
-			w->orq_add = e->orq_add;
-			w->orq_pop = e->orq_pop;
-			if (e->orq_pop && w->orq_have) {
-				s->read.popped = true;
-				s->read.rtr = w->orq_rtr;
-				s->read.atomic = w->orq_atomic;
-				s->read.local_inv = w->orq_inv;
-				s->read.sink_stag = w->orq_stag;
-				s->read.len = w->orq_len;
-				s->read.done = w->orq_done + e->orq_add;
-			}
-			break;
-		case SIW_RX_NEED_INVAL:
-			w->inval_stag = e->inval_stag;
-			s->inval_ok = w->inval_ok;
-			break;
-		default:
-			break;
-		}
-		s->known |= SIW_RX_KNOWS(e->need);
-	}
+	w->repeated = !siw_rx_decide_end_run(s, h, e, fetch, w);
 }
 
 static void snap_init(struct siw_rx_snap *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->msn[SIW_QN_SEND] = 5;
-	s->msn[SIW_QN_RREQ] = 9;
-	s->msn[SIW_QN_TERM] = 1;
+	s->state.msn[SIW_QN_SEND] = 5;
+	s->state.msn[SIW_QN_RREQ] = 9;
+	s->state.msn[SIW_QN_TERM] = 1;
 }
 
 static const struct siw_mem_view good_mem = {
@@ -146,8 +125,10 @@ static enum siw_term_code run(struct world *w, struct siw_rx_snap s,
 			      const struct siw_hdr *h, struct siw_rx_dec *d)
 {
 	begin(w, &s, h, d);
-	return d->need == SIW_RX_NEED_NONE && !w->repeated ? d->code :
-							     SIW_TERM_NEED_MORE;
+	/* Each need asked once, no more than SIW_RX_NEED_MAX of them. */
+	if (w->repeated || strlen(w->asked) > SIW_RX_NEED_MAX)
+		return SIW_TERM_NEED_MORE;
+	return d->code;
 }
 
 static void test_write(void)
@@ -256,9 +237,9 @@ static void test_send(void)
 	struct siw_rx_dec d;
 
 	snap_init(&s);
-	s.mo = 77;	/* left over from the last message */
+	s.state.mo = 77;	/* left over from the last message */
 	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "R") &&
-		d.place == SIW_RX_PLACE_RQE && d.mo == 0,
+		d.place == SIW_RX_PLACE_RQE && d.next.mo == 0,
 		"send: the first segment takes a receive element, MO starts at 0");
 	h.msn = 6;
 	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_RANGE &&
@@ -287,11 +268,11 @@ static void test_send(void)
 	held = s;
 	held.rqe_held = true;
 	held.rqe_len = 300;
-	held.mo = 100;
+	held.state.mo = 100;
 	h.mo = 100;
 	h.payload_len = 200;
 	ktap_ok(run(&w, held, &h, &d) == SIW_TERM_OK && !w.asked[0] &&
-		d.place == SIW_RX_PLACE_RQE && d.mo == 100,
+		d.place == SIW_RX_PLACE_RQE && d.next.mo == 100,
 		"send: the next segment goes to the held element, none taken");
 	h.payload_len = 201;
 	ktap_ok(run(&w, held, &h, &d) == SIW_TERM_DDP_UT_TOO_LONG,
@@ -367,8 +348,9 @@ static void test_rtr(void)
 	struct siw_rx_dec d;
 
 	snap_init(&s);
-	s.rtr_await = SIW_RTR_WRITE;
-	ktap_ok(run(&w, s, &wr, &d) == SIW_TERM_OK && d.rtr_frame && !w.asked[0],
+	s.state.rtr_await = SIW_RTR_WRITE;
+	ktap_ok(run(&w, s, &wr, &d) == SIW_TERM_OK && d.next.rtr_frame &&
+		!w.asked[0],
 		"rtr: the awaited zero-length Write, no STag looked up");
 	wr.last = false;
 	ktap_ok(run(&w, s, &wr, &d) == SIW_TERM_MPA_NO_RTR,
@@ -380,10 +362,10 @@ static void test_rtr(void)
 	ktap_ok(run(&w, s, &sd, &d) == SIW_TERM_MPA_NO_RTR && !w.asked[0],
 		"rtr: a Send when a Write is awaited: no matching RTR");
 	ktap_ok(run(&w, s, &tm, &d) == SIW_TERM_OK &&
-		d.place == SIW_RX_PLACE_TERM && !d.rtr_frame,
+		d.place == SIW_RX_PLACE_TERM && !d.next.rtr_frame,
 		"rtr: a Terminate is taken while an RTR is awaited");
-	s.rtr_await = SIW_RTR_READ;
-	ktap_ok(run(&w, s, &rd, &d) == SIW_TERM_OK && d.rtr_frame &&
+	s.state.rtr_await = SIW_RTR_READ;
+	ktap_ok(run(&w, s, &rd, &d) == SIW_TERM_OK && d.next.rtr_frame &&
 		!strcmp(w.asked, "I"),
 		"rtr: the awaited zero-length Read goes on as a Read Request");
 	w.irq_queued = 1;
@@ -392,8 +374,8 @@ static void test_rtr(void)
 	rd.rreq.size = 1;
 	ktap_ok(run(&w, s, &rd, &d) == SIW_TERM_MPA_NO_RTR,
 		"rtr: a Read RTR of one byte: no matching RTR");
-	s.rtr_await = SIW_RTR_SEND;
-	ktap_ok(run(&w, s, &sd, &d) == SIW_TERM_OK && d.rtr_frame &&
+	s.state.rtr_await = SIW_RTR_SEND;
+	ktap_ok(run(&w, s, &sd, &d) == SIW_TERM_OK && d.next.rtr_frame &&
 		!w.asked[0] && d.place == SIW_RX_PLACE_NONE,
 		"rtr: the awaited zero-length Send takes no receive element");
 	sd.msn = 6;
@@ -434,16 +416,17 @@ static void test_end_send(void)
 
 	snap_init(&s);
 	s.rqe_held = true;
-	s.mo = 100;
+	s.state.mo = 100;
 	end(&w, &s, &h, &e);
-	ktap_ok(e.mo == 150 && e.msn[SIW_QN_SEND] == 5 && !e.rqe_complete &&
-		!w.asked[0], "send end: a middle segment moves MO on, no more");
+	ktap_ok(e.next.mo == 150 && e.next.msn[SIW_QN_SEND] == 5 &&
+		!e.rqe_complete && !w.asked[0],
+		"send end: a middle segment moves MO on, no more");
 	h.last = true;
 	snap_init(&s);
 	s.rqe_held = true;
-	s.mo = 100;
+	s.state.mo = 100;
 	end(&w, &s, &h, &e);
-	ktap_ok(e.msn[SIW_QN_SEND] == 6 && e.rqe_complete &&
+	ktap_ok(e.next.msn[SIW_QN_SEND] == 6 && e.rqe_complete &&
 		e.rqe_status == SIW_RX_WC_SUCCESS && e.rqe_se == SIW_RX_SE_CLEAR &&
 		!e.rqe_inval && e.code == SIW_TERM_OK && !w.asked[0],
 		"send end: the last segment completes the receive, MSN + 1");
@@ -464,7 +447,7 @@ static void test_end_send(void)
 	ktap_ok(e.rqe_complete && e.rqe_status == SIW_RX_WC_REM_INV_REQ_ERR &&
 		!e.rqe_inval && e.rqe_se == SIW_RX_SE_KEEP &&
 		e.code == SIW_TERM_RDMAP_PROT_INVALIDATE &&
-		e.msn[SIW_QN_SEND] == 6,
+		e.next.msn[SIW_QN_SEND] == 6,
 		"send end: an STag that cannot be invalidated fails the receive "
 		"and terminates (protection, STag cannot be invalidated)");
 	h.last = false;
@@ -564,11 +547,12 @@ static void test_end_other(void)
 
 	snap_init(&s);
 	end(&w, &s, &wr, &e);
-	ktap_ok(!w.asked[0] && !e.tx_schedule && !e.fatal && e.mo == s.mo &&
-		!memcmp(e.msn, s.msn, sizeof(e.msn)),
+	ktap_ok(!w.asked[0] && !e.tx_schedule && !e.fatal &&
+		e.next.mo == s.state.mo &&
+		!memcmp(e.next.msn, s.state.msn, sizeof(e.next.msn)),
 		"write end: nothing completes, no state moves");
 	end(&w, &s, &rq, &e);
-	ktap_ok(e.msn[SIW_QN_RREQ] == 10 && e.irq_push && e.tx_schedule,
+	ktap_ok(e.next.msn[SIW_QN_RREQ] == 10 && e.irq_push && e.tx_schedule,
 		"read request end: MSN + 1, queued for its Response");
 	end(&w, &s, &tm, &e);
 	ktap_ok(!strcmp(w.asked, "P") && w.orq_pop && !w.orq_add &&
@@ -590,20 +574,20 @@ static void test_end_other(void)
 		"terminate end: the RTR Read has no request to complete");
 
 	snap_init(&s);
-	s.rtr_await = SIW_RTR_SEND;
-	s.rtr_frame = true;
+	s.state.rtr_await = SIW_RTR_SEND;
+	s.state.rtr_frame = true;
 	end(&w, &s, &sd, &e);
-	ktap_ok(e.rtr_received && !e.rtr_await && e.msn[SIW_QN_SEND] == 6 &&
-		!e.rqe_complete,
+	ktap_ok(e.rtr_received && !e.next.rtr_await &&
+		e.next.msn[SIW_QN_SEND] == 6 && !e.rqe_complete,
 		"rtr end: a Send RTR takes its MSN, completes no receive");
-	s.rtr_await = SIW_RTR_WRITE;
+	s.state.rtr_await = SIW_RTR_WRITE;
 	wr.payload_len = 0;
 	end(&w, &s, &wr, &e);
-	ktap_ok(e.rtr_received && !e.rtr_await && !e.tx_schedule,
+	ktap_ok(e.rtr_received && !e.next.rtr_await && !e.tx_schedule,
 		"rtr end: a Write RTR only lets the QP transmit");
-	s.rtr_await = SIW_RTR_READ;
+	s.state.rtr_await = SIW_RTR_READ;
 	end(&w, &s, &rq, &e);
-	ktap_ok(e.rtr_received && e.irq_push && e.msn[SIW_QN_RREQ] == 10,
+	ktap_ok(e.rtr_received && e.irq_push && e.next.msn[SIW_QN_RREQ] == 10,
 		"rtr end: a Read RTR is queued for its Response");
 }
 
@@ -623,12 +607,12 @@ static void test_rfc7306(void)
 		d.place == SIW_RX_PLACE_NONE,
 		"imm for a Send: no receive taken, nothing placed");
 	end(&w, &s, &h, &e);
-	ktap_ok(e.imm_pending && e.imm_pending_val == 0xabcd && !e.rqe_complete &&
-		e.msn[SIW_QN_SEND] == 6,
+	ktap_ok(e.next.imm_pending && e.next.imm_pending_val == 0xabcd &&
+		!e.rqe_complete && e.next.msn[SIW_QN_SEND] == 6,
 		"imm for a Send: kept for it, its MSN used");
-	s.msn[SIW_QN_SEND] = 6;
-	s.imm_pending = true;
-	s.imm_pending_val = 0xabcd;
+	s.state.msn[SIW_QN_SEND] = 6;
+	s.state.imm_pending = true;
+	s.state.imm_pending_val = 0xabcd;
 	h.msn = 6;
 	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OPCODE,
 		"imm while one waits for its Send: unexpected opcode");
@@ -641,7 +625,7 @@ static void test_rfc7306(void)
 		s.rqe_len = 64;
 		end(&w, &s, &sh, &e);
 		ktap_ok(e.rqe_complete && e.rqe_imm && e.rqe_imm_val == 0xabcd &&
-			!e.rqe_rdma_imm && !e.imm_pending &&
+			!e.rqe_rdma_imm && !e.next.imm_pending &&
 			e.rqe_se == SIW_RX_SE_SET,
 			"the Send after it completes with the immediate");
 		s.rqe_held = false;
@@ -650,27 +634,27 @@ static void test_rfc7306(void)
 	h.msn = 5;
 	h.opcode = SIW_RDMAP_IMM_SE;
 	h.imm = siw_imm_word(0x77, SIW_IMM_FOR_WRITE);
-	s.write_last_len = 3000;
+	s.state.write_last_len = 3000;
 	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OPCODE && !w.asked[0],
 		"imm ending a Write, but no Write just ended: unexpected opcode");
-	s.write_ended = true;
+	s.state.write_ended = true;
 	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_OK && !strcmp(w.asked, "R"),
 		"imm ending a Write: takes a receive");
 	s.rqe_held = true;
 	end(&w, &s, &h, &e);
 	ktap_ok(e.rqe_complete && e.rqe_imm && e.rqe_imm_val == 0x77 &&
 		e.rqe_rdma_imm && e.rqe_bytes == 3000 &&
-		e.rqe_se == SIW_RX_SE_SET && e.msn[SIW_QN_SEND] == 6 &&
-		!e.write_last_len && !e.write_ended,
+		e.rqe_se == SIW_RX_SE_SET && e.next.msn[SIW_QN_SEND] == 6 &&
+		!e.next.write_last_len && !e.next.write_ended,
 		"imm ending a Write: completes it with the Write's length, SE; the length is used up");
-	s.write_last_len = 0x100000000ULL + 3000;
+	s.state.write_last_len = 0x100000000ULL + 3000;
 	end(&w, &s, &h, &e);
 	ktap_ok(e.rqe_complete && e.rqe_rdma_imm &&
 		e.rqe_status == SIW_RX_WC_LOC_LEN_ERR && !e.rqe_bytes &&
-		e.code == SIW_TERM_DDP_UT_TOO_LONG && !e.write_last_len,
+		e.code == SIW_TERM_DDP_UT_TOO_LONG && !e.next.write_last_len,
 		"imm ending a Write of 4 GiB + 3000 bytes: no wrapped length, the "
 		"receive fails and the stream ends (too long)");
-	s.write_last_len = 3000;
+	s.state.write_last_len = 3000;
 	s.rqe_held = false;
 	w.rqe_posted = false;
 	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_DDP_UT_MSN_NO_BUF,
@@ -698,23 +682,25 @@ static void test_rfc7306(void)
 
 		snap_init(&s);
 		end(&w, &s, &wh, &e);
-		s.write_acc = e.write_acc;
-		ktap_ok(!e.write_ended, "a Write's first segment: no Write ended");
+		s.state.write_acc = e.next.write_acc;
+		ktap_ok(!e.next.write_ended,
+			"a Write's first segment: no Write ended");
 		wh.last = true;
 		wh.payload_len = 24;
 		end(&w, &s, &wh, &e);
-		ktap_ok(e.write_acc == 0 && e.write_last_len == 1024 &&
-			e.write_ended,
+		ktap_ok(!e.next.write_acc && e.next.write_last_len == 1024 &&
+			e.next.write_ended,
 			"a Write of two segments: 1024 bytes counted, it ended");
-		s.write_acc = 0xffffffffULL;
+		s.state.write_acc = 0xffffffffULL;
 		end(&w, &s, &wh, &e);
-		ktap_ok(e.write_last_len == 0xffffffffULL + 24,
+		ktap_ok(e.next.write_last_len == 0xffffffffULL + 24,
 			"a Write past 4 GiB is counted without wrapping");
-		s.write_acc = 1000;
-		s.write_ended = true;
+		s.state.write_acc = 1000;
+		s.state.write_ended = true;
 		wh.opcode = SIW_RDMAP_READ_RESP;
 		end(&w, &s, &wh, &e);
-		ktap_ok(!e.write_ended && e.write_last_len == s.write_last_len,
+		ktap_ok(!e.next.write_ended &&
+			e.next.write_last_len == s.state.write_last_len,
 			"any other FPDU after it: no Write just ended any more");
 	}
 
@@ -731,7 +717,7 @@ static void test_rfc7306(void)
 		size_t i;
 
 		snap_init(&s);
-		s.imm_pending = true;
+		s.state.imm_pending = true;
 		for (i = 0; i < sizeof(others); i++) {
 			oh.opcode = others[i];
 			oh.tagged = others[i] == SIW_RDMAP_WRITE ||
@@ -765,7 +751,7 @@ static void test_rfc7306(void)
 		"atomic request: IRD, then the target (remote atomic, 8 bytes)");
 	end(&w, &s, &h, &e);
 	ktap_ok(e.irq_push && e.irq_atomic && e.tx_schedule &&
-		e.msn[SIW_QN_RREQ] == 10,
+		e.next.msn[SIW_QN_RREQ] == 10,
 		"atomic request: queued for its response, Read Request MSN used");
 	w.irq_queued = 4;
 	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_CATASTROPHIC_STREAM,
@@ -792,7 +778,7 @@ static void test_rfc7306(void)
 	h.atomic_resp.req_id = 12;
 	h.atomic_resp.orig = 0x99;
 	snap_init(&s);
-	s.msn[SIW_QN_ATOMIC_RESP] = 1;
+	s.state.msn[SIW_QN_ATOMIC_RESP] = 1;
 	w.orq_have = true;
 	w.orq_atomic = true;
 	w.orq_atomic_id = 12;
@@ -800,7 +786,8 @@ static void test_rfc7306(void)
 		"atomic response for the oldest request, an atomic");
 	end(&w, &s, &h, &e);
 	ktap_ok(e.atomic_complete && e.atomic_orig == 0x99 && e.read_bytes == 8 &&
-		e.tx_schedule && e.msn[SIW_QN_ATOMIC_RESP] == 2 && w.orq_pop,
+		e.tx_schedule && e.next.msn[SIW_QN_ATOMIC_RESP] == 2 &&
+		w.orq_pop,
 		"atomic response: the request taken off and completed");
 	w.orq_atomic_id = 13;
 	ktap_ok(run(&w, s, &h, &d) == SIW_TERM_RDMAP_OP_UNSPEC,
@@ -852,7 +839,8 @@ static void test_flushed(void)
 	s.rqe_held = true;
 	end(&w, &s, &sd, &e);
 	ktap_ok(e.drop && e.stream_dead && !w.asked[0] && !e.rqe_complete &&
-		e.msn[SIW_QN_SEND] == s.msn[SIW_QN_SEND] && e.code == SIW_TERM_OK,
+		e.next.msn[SIW_QN_SEND] == s.state.msn[SIW_QN_SEND] &&
+		e.code == SIW_TERM_OK,
 		"flushed while a Send arrived: it completes nothing, no MSN moves");
 	end(&w, &s, &rr, &e);
 	ktap_ok(e.drop && !w.asked[0] && !e.read_complete && !e.fatal,
