@@ -46,9 +46,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <netdb.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,12 +55,15 @@
 #include <sys/time.h>
 #include <unistd.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <rdma/rdma_cma.h>
 #include <infiniband/verbs.h>
 
 #include "proto.h"
+#include "cm.h"
 #include "ktap.h"
+#include "net.h"
+#include "util.h"
+#include "verbs.h"
 
 #define PORT		7480
 #define GUARD		4096
@@ -72,7 +73,7 @@
 #define GUARD_BYTE	0x5a
 
 static const char *server_ns, *client_ns, *server_addr;
-static int home_ns = -1, use_crc;
+static int use_crc;
 /* MPA mode of the attacker: revision, p2p RTR types offered, RTR sent. */
 static int mpa_rev = 2, p2p_rtr, skip_rtr;
 /* RFC 7306: asked for (-e); the kernel victim's port (-k). */
@@ -83,22 +84,6 @@ static int small_rcvbuf, zero_window, many_windows;
 static int read_dereg;
 /* The server's region: REGION bytes, but for -r (RD_REGION). */
 static size_t region = REGION;
-
-static int enter_ns(const char *name)
-{
-	char path[256];
-	int fd, err;
-
-	if (!name)
-		return setns(home_ns, CLONE_NEWNET);
-	snprintf(path, sizeof(path), "/run/netns/%s", name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	err = setns(fd, CLONE_NEWNET);
-	close(fd);
-	return err;
-}
 
 /* The siw end. */
 struct server {
@@ -134,40 +119,10 @@ struct target {
 	uint32_t blen;
 };
 
+/* The server's address: the siw listener's, or -k's kernel victim's. */
 static int get_addr(struct sockaddr_storage *ss, socklen_t *len)
 {
-	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST }, *res;
-	char port[8];
-
-	snprintf(port, sizeof(port), "%d", victim_port ? victim_port : PORT);
-	if (getaddrinfo(server_addr, port, &hints, &res))
-		return -1;
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	*len = res->ai_addrlen;
-	freeaddrinfo(res);
-	return 0;
-}
-
-static int wait_cm(struct rdma_event_channel *ec,
-		   enum rdma_cm_event_type want, int ms,
-		   struct rdma_cm_event **evp)
-{
-	struct pollfd pfd = { .fd = ec->fd, .events = POLLIN };
-	struct rdma_cm_event *ev;
-
-	if (poll(&pfd, 1, ms) != 1 || rdma_get_cm_event(ec, &ev))
-		return -1;
-	if (ev->event != want) {
-		fprintf(stderr, "# CM event %s, wanted %s\n",
-			rdma_event_str(ev->event), rdma_event_str(want));
-		rdma_ack_cm_event(ev);
-		return -1;
-	}
-	if (evp)
-		*evp = ev;
-	else
-		rdma_ack_cm_event(ev);
-	return 0;
+	return addr_of(server_addr, victim_port ? victim_port : PORT, ss, len);
 }
 
 static int server_listen(struct server *s)
@@ -179,28 +134,12 @@ static int server_listen(struct server *s)
 	if (get_addr(&ss, &len) || enter_ns(server_ns))
 		return -1;
 	s->ec = rdma_create_event_channel();
-	if (!s->ec ||
-	    rdma_create_id(s->ec, &s->listen_id, NULL, RDMA_PS_TCP) ||
-	    rdma_bind_addr(s->listen_id, (struct sockaddr *)&ss) ||
-	    rdma_listen(s->listen_id, 2)) {
+	if (cm_listen(s->ec, &s->listen_id, (struct sockaddr *)&ss, 2)) {
 		fprintf(stderr, "# listen: %s\n", strerror(errno));
 		enter_ns(NULL);
 		return -1;
 	}
 	return enter_ns(NULL);
-}
-
-/* An RC QP on id, both queues on cq, @depth deep, one SGE each. */
-static int make_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
-		   struct ibv_cq *cq, uint32_t depth)
-{
-	struct ibv_qp_init_attr qa = {
-		.qp_type = IBV_QPT_RC, .send_cq = cq, .recv_cq = cq,
-		.cap = { .max_send_wr = depth, .max_recv_wr = depth,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
-
-	return rdma_create_qp(id, pd, &qa);
 }
 
 /* The request arrived: QP, guarded memory, receives, accept. */
@@ -214,7 +153,7 @@ static int server_accept(struct server *s)
 	uint64_t a;
 	int i;
 
-	if (wait_cm(s->ec, RDMA_CM_EVENT_CONNECT_REQUEST, 5000, &ev))
+	if (cm_expect(stderr, s->ec, RDMA_CM_EVENT_CONNECT_REQUEST, 5000, &ev))
 		return -1;
 	s->id = ev->id;
 	rdma_ack_cm_event(ev);
@@ -231,7 +170,7 @@ static int server_accept(struct server *s)
 			   IBV_ACCESS_REMOTE_READ);
 	s->rmr = ibv_reg_mr(s->pd, s->rbuf + GUARD, NRECV * RECV_LEN,
 			    IBV_ACCESS_LOCAL_WRITE);
-	if (!s->mr || !s->rmr || make_qp(s->id, s->pd, s->cq, 8))
+	if (!s->mr || !s->rmr || cm_qp(s->id, s->pd, s->cq, 8))
 		return -1;
 	for (i = 0; i < NRECV; i++) {
 		struct ibv_sge sge = { (uintptr_t)s->rbuf + GUARD + i * RECV_LEN,
@@ -259,7 +198,7 @@ static int server_accept(struct server *s)
 	cp.private_data_len = sizeof(pd);
 	if (rdma_accept(s->id, &cp))
 		return -1;
-	return wait_cm(s->ec, RDMA_CM_EVENT_ESTABLISHED, 5000, NULL);
+	return cm_expect(stderr, s->ec, RDMA_CM_EVENT_ESTABLISHED, 5000, NULL);
 }
 
 static void server_destroy(struct server *s)
@@ -298,40 +237,12 @@ static int guards_intact(const struct server *s)
 	return 1;
 }
 
-/* Reads exactly n bytes, or fails (timeout set on the socket). */
-static int read_all(int fd, unsigned char *p, size_t n)
-{
-	while (n) {
-		ssize_t r = read(fd, p, n);
-
-		if (r <= 0)
-			return -1;
-		p += r;
-		n -= r;
-	}
-	return 0;
-}
-
-static int write_all(int fd, const unsigned char *p, size_t n)
-{
-	while (n) {
-		ssize_t r = write(fd, p, n);
-
-		if (r <= 0)
-			return -1;
-		p += r;
-		n -= r;
-	}
-	return 0;
-}
-
 /* The attacker's TCP connection, from the client namespace. */
 static int attacker_socket(struct target *t)
 {
 	struct sockaddr_storage ss;
 	struct timeval tv = { .tv_sec = 5 };
 	socklen_t len;
-	int one = 1;
 
 	if (get_addr(&ss, &len) || enter_ns(client_ns))
 		return -1;
@@ -340,7 +251,7 @@ static int attacker_socket(struct target *t)
 	if (t->sock < 0)
 		return -1;
 	setsockopt(t->sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(t->sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	set_nodelay(t->sock);
 	if (small_rcvbuf)
 		setsockopt(t->sock, SOL_SOCKET, SO_RCVBUF, &small_rcvbuf,
 			   sizeof(small_rcvbuf));
@@ -366,14 +277,14 @@ static int attacker_mpa(struct server *s, struct target *t)
 		return -1;
 	siw_mpa_request_init(&local, &req);
 	if (siw_mpa_build(&req, frame, sizeof(frame), &n) != SIW_MPA_OK ||
-	    write_all(t->sock, frame, n))
+	    write_full(t->sock, frame, n))
 		return -1;
 	if (server_accept(s))
 		return -1;
-	if (read_all(t->sock, frame, SIW_MPA_RR_HDR_LEN) ||
+	if (read_full(t->sock, frame, SIW_MPA_RR_HDR_LEN) ||
 	    siw_mpa_parse_hdr(frame, SIW_MPA_RR_HDR_LEN, SIW_MPA_REPLY, 0,
 			      &rep) != SIW_MPA_OK ||
-	    read_all(t->sock, frame + SIW_MPA_RR_HDR_LEN,
+	    read_full(t->sock, frame + SIW_MPA_RR_HDR_LEN,
 		     rep.frame_len - SIW_MPA_RR_HDR_LEN) ||
 	    siw_mpa_parse(frame, rep.frame_len, SIW_MPA_REPLY, 0, &rep) !=
 	    SIW_MPA_OK || rep.reject || rep.ulp_pd_len < 20)
@@ -413,7 +324,7 @@ static int open_stream(const struct target *t)
 	struct siw_hdr h = { .opcode = SIW_RDMAP_WRITE, .last = true };
 	unsigned char out[SIW_FPDU_HDR_MAX + 8];
 
-	return write_all(t->sock, out, fpdu(t, &h, NULL, 0, out, 0));
+	return write_full(t->sock, out, fpdu(t, &h, NULL, 0, out, 0));
 }
 
 /*
@@ -461,10 +372,10 @@ static size_t fpdu(const struct target *t, const struct siw_hdr *h,
  */
 static int read_fpdu(int fd, unsigned char *buf, uint32_t *ulpdu)
 {
-	if (read_all(fd, buf, 2))
+	if (read_full(fd, buf, 2))
 		return -1;
 	*ulpdu = siw_get_be16(buf);
-	return read_all(fd, buf + 2,
+	return read_full(fd, buf + 2,
 			*ulpdu + siw_mpa_pad(*ulpdu) + SIW_MPA_CRC_LEN);
 }
 
@@ -986,15 +897,11 @@ static void print_expectation(const struct target *t,
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
-	unsigned int port;
 
 	if (getsockname(t->sock, (struct sockaddr *)&ss, &len))
 		return;
-	port = ntohs(ss.ss_family == AF_INET6 ?
-		     ((struct sockaddr_in6 *)&ss)->sin6_port :
-		     ((struct sockaddr_in *)&ss)->sin_port);
 	printf("# expect-terminate port %u layer %u etype %u code %u case %s %s\n",
-	       port, siw_term_layer(c->want), siw_term_etype(c->want),
+	       port_of(&ss), siw_term_layer(c->want), siw_term_etype(c->want),
 	       siw_term_ecode(c->want), mode, c->name);
 	fflush(stdout);
 }
@@ -1104,11 +1011,11 @@ static int server_read(struct server *s, struct target *t)
 		struct siw_hdr h;
 		uint32_t ulpdu, rest;
 
-		if (read_all(t->sock, buf, 2))
+		if (read_full(t->sock, buf, 2))
 			return -1;
 		ulpdu = siw_get_be16(buf);
 		rest = ulpdu + siw_mpa_pad(ulpdu) + SIW_MPA_CRC_LEN;
-		if (rest > sizeof(buf) - 2 || read_all(t->sock, buf + 2, rest))
+		if (rest > sizeof(buf) - 2 || read_full(t->sock, buf + 2, rest))
 			return -1;
 		if (siw_ddp_check(buf + 2, ulpdu, ulpdu, 0, &h) !=
 		    SIW_TERM_OK)
@@ -1172,7 +1079,7 @@ static void run_case(const struct hostile_case *c)
 	}
 	if (t.rtr && !skip_rtr) {
 		n = rtr_frame(&t, frame);
-		if (write_all(t.sock, frame, n)) {
+		if (write_full(t.sock, frame, n)) {
 			ktap_ok(0, "%s %s: send the RTR", mode, c->name);
 			goto out;
 		}
@@ -1184,7 +1091,7 @@ static void run_case(const struct hostile_case *c)
 	}
 	n = c->build(&t, frame);
 	if (c->split) {
-		ok = write_all(t.sock, frame, c->split) == 0;
+		ok = write_full(t.sock, frame, c->split) == 0;
 		usleep(300000);		/* placed by now */
 		if (ok && server_mid(&s, c->mid)) {
 			ktap_ok(0, "%s %s: the server's move mid-frame", mode,
@@ -1198,19 +1105,19 @@ static void run_case(const struct hostile_case *c)
 		 * first (EPIPE): what matters is what was placed.
 		 */
 		if (ok)
-			write_all(t.sock, frame + c->split, n - c->split);
+			write_full(t.sock, frame + c->split, n - c->split);
 	} else if (c->chunk) {
 		size_t off;
 
 		ok = 1;
 		for (off = 0; ok && off < n; off += c->chunk) {
-			ok = write_all(t.sock, frame + off,
+			ok = write_full(t.sock, frame + off,
 				       n - off < c->chunk ? n - off :
 							    c->chunk) == 0;
 			usleep(2000);	/* one TCP segment each */
 		}
 	} else {
-		ok = write_all(t.sock, frame, n) == 0;
+		ok = write_full(t.sock, frame, n) == 0;
 	}
 	if (ok && c->close_after) {
 		usleep(200000);
@@ -1282,7 +1189,7 @@ quiet:
 tail:
 	ktap_ok(guards_intact(&s), "%s %s: guard bytes around the memory intact",
 		mode, c->name);
-	ok = !wait_cm(s.ec, RDMA_CM_EVENT_DISCONNECTED, 5000, &ev);
+	ok = !cm_expect(stderr, s.ec, RDMA_CM_EVENT_DISCONNECTED, 5000, &ev);
 	if (ok)
 		rdma_ack_cm_event(ev);
 	ktap_ok(ok, "%s %s: the server sees the connection end", mode, c->name);
@@ -1305,7 +1212,7 @@ static void run_garbage_request(void)
 	struct server s;
 	unsigned char buf[64];
 	socklen_t len;
-	int fd = -1, ok;
+	int fd = -1, ok, got;
 	ssize_t r;
 
 	if (server_listen(&s) || get_addr(&ss, &len) || enter_ns(client_ns)) {
@@ -1315,7 +1222,7 @@ static void run_garbage_request(void)
 	fd = socket(ss.ss_family, SOCK_STREAM, 0);
 	enter_ns(NULL);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, len) ||
-	    write_all(fd, (const unsigned char *)junk, sizeof(junk))) {
+	    write_full(fd, junk, sizeof(junk))) {
 		ktap_ok(0, "garbage-request: connect and send");
 		goto out;
 	}
@@ -1324,7 +1231,10 @@ static void run_garbage_request(void)
 	ktap_ok(r == 0 || (r < 0 && errno == ECONNRESET),
 		"garbage-request: siw closes the connection without a reply (read %zd%s%s)",
 		r, r < 0 ? ", " : "", r < 0 ? strerror(errno) : "");
-	ok = wait_cm(s.ec, RDMA_CM_EVENT_CONNECT_REQUEST, 500, &ev) < 0;
+	got = cm_event(s.ec, 500, &ev);
+	if (got >= 0)
+		rdma_ack_cm_event(ev);
+	ok = got != RDMA_CM_EVENT_CONNECT_REQUEST;
 	ktap_ok(ok, "garbage-request: the server application hears nothing");
 out:
 	if (fd >= 0)
@@ -1442,7 +1352,7 @@ static int send_reads(struct target *t, int n)
 					    .src_to = t->addr };
 		len += fpdu(t, &h, NULL, 0, out + len, 0);
 	}
-	return write_all(t->sock, out, len);
+	return write_full(t->sock, out, len);
 }
 
 static long ms_since(const struct timeval *t0)
@@ -1666,11 +1576,7 @@ static int split_reply_connect(struct server *c, struct sockaddr *dst)
 	if (enter_ns(server_ns))
 		return -1;
 	c->ec = rdma_create_event_channel();
-	if (!c->ec || rdma_create_id(c->ec, &c->id, NULL, RDMA_PS_TCP) ||
-	    rdma_resolve_addr(c->id, NULL, dst, 2000) ||
-	    wait_cm(c->ec, RDMA_CM_EVENT_ADDR_RESOLVED, 5000, NULL) ||
-	    rdma_resolve_route(c->id, 2000) ||
-	    wait_cm(c->ec, RDMA_CM_EVENT_ROUTE_RESOLVED, 5000, NULL))
+	if (cm_dial(stderr, c->ec, &c->id, dst))
 		goto fail;
 	c->pd = ibv_alloc_pd(c->id->verbs);
 	c->cq = ibv_create_cq(c->id->verbs, 16, NULL, NULL, 0);
@@ -1680,7 +1586,7 @@ static int split_reply_connect(struct server *c, struct sockaddr *dst)
 	memset(c->buf, DATA_BYTE, GUARD + region + GUARD);
 	c->mr = ibv_reg_mr(c->pd, c->buf + GUARD, region,
 			   IBV_ACCESS_LOCAL_WRITE);
-	if (!c->mr || make_qp(c->id, c->pd, c->cq, 4))
+	if (!c->mr || cm_qp(c->id, c->pd, c->cq, 4))
 		goto fail;
 	cp.private_data = req_pd;
 	cp.private_data_len = sizeof(req_pd);
@@ -1705,10 +1611,10 @@ static int split_reply_answer(int fd, int *crc, size_t *reply_len)
 	size_t n, i;
 
 	local.crc = use_crc ? SIW_MPA_CRC_REQUIRED : SIW_MPA_CRC_OFF;
-	if (read_all(fd, frame, SIW_MPA_RR_HDR_LEN) ||
+	if (read_full(fd, frame, SIW_MPA_RR_HDR_LEN) ||
 	    siw_mpa_parse_hdr(frame, SIW_MPA_RR_HDR_LEN, SIW_MPA_REQUEST, 0,
 			      &req) != SIW_MPA_OK ||
-	    read_all(fd, frame + SIW_MPA_RR_HDR_LEN,
+	    read_full(fd, frame + SIW_MPA_RR_HDR_LEN,
 		     req.frame_len - SIW_MPA_RR_HDR_LEN) ||
 	    siw_mpa_parse(frame, req.frame_len, SIW_MPA_REQUEST, 0, &req) !=
 	    SIW_MPA_OK)
@@ -1724,7 +1630,7 @@ static int split_reply_answer(int fd, int *crc, size_t *reply_len)
 	*crc = res.crc;
 	*reply_len = n;
 	for (i = 0; i < n; i++) {
-		if (write_all(fd, frame + i, 1))
+		if (write_full(fd, frame + i, 1))
 			return -1;
 		usleep(SR_DRIP_US);
 	}
@@ -1734,7 +1640,8 @@ static int split_reply_answer(int fd, int *crc, size_t *reply_len)
 static void run_split_reply(void)
 {
 	static unsigned char buf[2 + 65535 + 7];
-	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST }, *res = NULL;
+	struct sockaddr_storage ss;
+	socklen_t sslen;
 	struct timeval tv = { .tv_sec = 5 };
 	struct pollfd pfd = { .events = POLLIN };
 	struct rdma_cm_event *ev = NULL;
@@ -1747,26 +1654,24 @@ static void run_split_reply(void)
 	struct server c;
 	size_t reply_len = 0;
 	uint32_t ulpdu;
-	char port[8];
 	int i;
 
 	memset(&c, 0, sizeof(c));
-	snprintf(port, sizeof(port), "%d", SR_PORT);
-	if (getaddrinfo(attacker_addr, port, &hints, &res) ||
+	if (addr_of(attacker_addr, SR_PORT, &ss, &sslen) ||
 	    enter_ns(client_ns)) {
 		ktap_ok(0, "split-reply: the attacker's address");
 		goto out;
 	}
-	lfd = socket(res->ai_family, SOCK_STREAM, 0);
+	lfd = socket(ss.ss_family, SOCK_STREAM, 0);
 	enter_ns(NULL);
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (lfd < 0 || bind(lfd, res->ai_addr, res->ai_addrlen) ||
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&ss, sslen) ||
 	    listen(lfd, 1)) {
 		ktap_ok(0, "split-reply: the attacker listens on %s port %d",
 			attacker_addr, SR_PORT);
 		goto out;
 	}
-	if (split_reply_connect(&c, res->ai_addr)) {
+	if (split_reply_connect(&c, (struct sockaddr *)&ss)) {
 		ktap_ok(0, "split-reply: siw connects to the attacker");
 		goto out;
 	}
@@ -1776,13 +1681,13 @@ static void run_split_reply(void)
 		goto out;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	set_nodelay(fd);
 	ok = !split_reply_answer(fd, &crc, &reply_len);
 	ktap_ok(ok, "split-reply: siw's MPA request read, the reply (%zu bytes) sent one byte per segment",
 		reply_len);
 	if (!ok)
 		goto out;
-	ok = !wait_cm(c.ec, RDMA_CM_EVENT_ESTABLISHED, 5000, &ev);
+	ok = !cm_expect(stderr, c.ec, RDMA_CM_EVENT_ESTABLISHED, 5000, &ev);
 	ktap_ok(ok && ev->param.conn.private_data_len >= 15 &&
 		!memcmp(ev->param.conn.private_data, "attacker-reply", 15),
 		"split-reply: siw's side is ESTABLISHED, with the reply's private data");
@@ -1819,7 +1724,7 @@ static void run_split_reply(void)
 		"split-reply: the Send completes successfully");
 	close(fd);
 	fd = -1;
-	ok = !wait_cm(c.ec, RDMA_CM_EVENT_DISCONNECTED, 5000, &ev);
+	ok = !cm_expect(stderr, c.ec, RDMA_CM_EVENT_DISCONNECTED, 5000, &ev);
 	if (ok)
 		rdma_ack_cm_event(ev);
 	ktap_ok(ok, "split-reply: the attacker's close is siw's DISCONNECTED");
@@ -1828,8 +1733,6 @@ out:
 		close(fd);
 	if (lfd >= 0)
 		close(lfd);
-	if (res)
-		freeaddrinfo(res);
 	server_destroy(&c);
 }
 
@@ -1909,7 +1812,7 @@ static void run_read_source_deregistered(void)
 					    .src_to = t.addr };
 		n += fpdu(&t, &h, NULL, 0, out + n, 0);
 	}
-	if (write_all(t.sock, out, n)) {
+	if (write_full(t.sock, out, n)) {
 		ktap_ok(0, "read-source-deregistered: %d Read Requests sent", RD_READS);
 		goto out;
 	}
@@ -1964,11 +1867,11 @@ static int victim_connect(struct target *t)
 		return -1;
 	siw_mpa_request_init(&local, &req);
 	if (siw_mpa_build(&req, frame, sizeof(frame), &n) != SIW_MPA_OK ||
-	    write_all(t->sock, frame, n) ||
-	    read_all(t->sock, frame, SIW_MPA_RR_HDR_LEN) ||
+	    write_full(t->sock, frame, n) ||
+	    read_full(t->sock, frame, SIW_MPA_RR_HDR_LEN) ||
 	    siw_mpa_parse_hdr(frame, SIW_MPA_RR_HDR_LEN, SIW_MPA_REPLY, 0,
 			      &rep) != SIW_MPA_OK ||
-	    read_all(t->sock, frame + SIW_MPA_RR_HDR_LEN,
+	    read_full(t->sock, frame + SIW_MPA_RR_HDR_LEN,
 		     rep.frame_len - SIW_MPA_RR_HDR_LEN) ||
 	    siw_mpa_parse(frame, rep.frame_len, SIW_MPA_REPLY, 0, &rep) !=
 	    SIW_MPA_OK)
@@ -1982,11 +1885,11 @@ static int victim_connect(struct target *t)
 	t->send_msn = SIW_MSN_FIRST;
 	t->rreq_msn = SIW_MSN_FIRST;
 	/* The announcement: one Send of 56 bytes (victim.c), once ours is in. */
-	if (open_stream(t) || read_all(t->sock, frame, 2))
+	if (open_stream(t) || read_full(t->sock, frame, 2))
 		return -1;
 	ulpdu = siw_get_be16(frame);
 	if (ulpdu != SIW_UNTAGGED_HDR_LEN + 56 ||
-	    read_all(t->sock, frame + 2,
+	    read_full(t->sock, frame + 2,
 		     ulpdu + siw_mpa_pad(ulpdu) + SIW_MPA_CRC_LEN) ||
 	    siw_ddp_check(frame + 2, ulpdu, ulpdu, SIW_DDP_EXT, &h) !=
 	    SIW_TERM_OK || h.opcode != SIW_RDMAP_SEND) {
@@ -2287,7 +2190,7 @@ static void run_victim_read_inval(const struct victim_case *c, int conn)
 					    .src_to = t.baddr };
 		n += fpdu(&t, &h, NULL, 0, out + n, 0);
 	}
-	if (write_all(t.sock, out, n)) {
+	if (write_full(t.sock, out, n)) {
 		ktap_ok(0, "%s %s: the Read Requests", mode, c->name);
 		goto out;
 	}
@@ -2296,7 +2199,7 @@ static void run_victim_read_inval(const struct victim_case *c, int conn)
 	sd.msn = t.send_msn++;
 	sd.rsvd_ulp = t.brkey;
 	n = fpdu(&t, &sd, data, sizeof(data), out, 0);
-	ktap_ok(!write_all(t.sock, out, n),
+	ktap_ok(!write_full(t.sock, out, n),
 		"%s %s: a Send with Invalidate of the big MR while %u KiB Read Responses wait for the window",
 		mode, c->name, t.blen / 1024);
 	/* The victim poisons and frees the pages on that receive. */
@@ -2346,7 +2249,7 @@ static void run_victim_case(const struct victim_case *c, int conn)
 		goto out;
 	}
 	n = c->build(&t, frame);
-	if (write_all(t.sock, frame, n)) {
+	if (write_full(t.sock, frame, n)) {
 		ktap_ok(0, "%s %s: send", mode, c->name);
 		goto out;
 	}
@@ -2371,9 +2274,7 @@ static void run_victim_case(const struct victim_case *c, int conn)
 		/* For the host's decode of the capture (wire-check.sh). */
 		if (!getsockname(t.sock, (struct sockaddr *)&ss, &len))
 			printf("# expect-atomic-response port %u id %u value %llu op %u case %s %s\n",
-			       ntohs(ss.ss_family == AF_INET6 ?
-				     ((struct sockaddr_in6 *)&ss)->sin6_port :
-				     ((struct sockaddr_in *)&ss)->sin_port),
+			       port_of(&ss),
 			       c->resp_id, (unsigned long long)t.start,
 			       c->build == k_fetch_add ? SIW_ATOMIC_FETCH_ADD :
 			       SIW_ATOMIC_CMP_SWAP, mode, c->name);
@@ -2393,8 +2294,6 @@ out:
 
 static void usage(const char *prog)
 {
-	int i;
-
 	fprintf(stderr, "usage: %s -a SERVER_ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [-c] [-1] [-p RTR [-n]] [-e] [-w | -W | -r | -A ATTACKER_ADDR] [CASE...]\n"
 		"       %s -a SERVER_ADDR -k PORT [-C CLIENT_NETNS] [-c] [CASE...]\n"
 		"  -c      ask for MPA CRC\n"
@@ -2412,17 +2311,17 @@ static void usage(const char *prog)
 		"          while they wait for the peer's window\n"
 		"  -k PORT the RFC 7306 cases against siw_kverbs.ko victim=1 at PORT\n"
 		"cases:", prog, prog);
-	for (i = 0; i < NCASES; i++)
-		fprintf(stderr, " %s", cases[i].name);
+	case_list(CASES(cases));
 	fprintf(stderr, " garbage-request speaks-second\n-k cases:");
-	for (i = 0; i < NKCASES; i++)
-		fprintf(stderr, " %s", kcases[i].name);
+	case_list(CASES(kcases));
 	fprintf(stderr, "\n");
 }
 
 int main(int argc, char **argv)
 {
-	int opt, i, a;
+	const char *unknown;
+	char **names;
+	int opt, i, nnames;
 
 	while ((opt = getopt(argc, argv, "a:S:C:c1p:nek:wWrA:h")) != -1) {
 		switch (opt) {
@@ -2484,44 +2383,35 @@ int main(int argc, char **argv)
 		usage(argv[0]);
 		return 2;
 	}
+	names = argv + optind;
+	nnames = argc - optind;
 	/* siw may close a connection while the attacker still writes. */
 	signal(SIGPIPE, SIG_IGN);
 	if (victim_port) {
 		int conn = 0;
 
-		for (a = optind; a < argc; a++) {
-			for (i = 0; i < NKCASES; i++)
-				if (!strcmp(argv[a], kcases[i].name))
-					break;
-			if (i == NKCASES) {
-				fprintf(stderr, "unknown case '%s'\n", argv[a]);
-				usage(argv[0]);
-				return 2;
-			}
+		unknown = case_unknown(CASES(kcases), names, nnames);
+		if (unknown) {
+			fprintf(stderr, "unknown case '%s'\n", unknown);
+			usage(argv[0]);
+			return 2;
 		}
 		ktap_header();
-		for (i = 0; i < NKCASES; i++) {
-			int want = optind == argc;
-
-			for (a = optind; a < argc; a++)
-				want |= !strcmp(argv[a], kcases[i].name);
-			if (want)
+		for (i = 0; i < NKCASES; i++)
+			if (case_wanted(kcases[i].name, names, nnames))
 				run_victim_case(&kcases[i], conn++);
-		}
 		return ktap_finished();
 	}
-	for (a = optind; a < argc; a++) {
-		for (i = 0; i < NCASES; i++)
-			if (!strcmp(argv[a], cases[i].name))
-				break;
-		if (i == NCASES && strcmp(argv[a], "garbage-request") &&
-		    strcmp(argv[a], "speaks-second")) {
-			fprintf(stderr, "unknown case '%s'\n", argv[a]);
+	for (i = 0; i < nnames; i++) {
+		if (case_index(CASES(cases), names[i]) < 0 &&
+		    strcmp(names[i], "garbage-request") &&
+		    strcmp(names[i], "speaks-second")) {
+			fprintf(stderr, "unknown case '%s'\n", names[i]);
 			usage(argv[0]);
 			return 2;
 		}
 	}
-	home_ns = open("/proc/self/ns/net", O_RDONLY);
+	ns_remember_home();
 	ktap_header();
 	/* -w: the zero-window case alone. */
 	if (zero_window) {
@@ -2544,11 +2434,7 @@ int main(int argc, char **argv)
 		return ktap_finished();
 	}
 	for (i = 0; i < NCASES; i++) {
-		int want = optind == argc;
-
-		for (a = optind; a < argc; a++)
-			want |= !strcmp(argv[a], cases[i].name);
-		if (!want)
+		if (!case_wanted(cases[i].name, names, nnames))
 			continue;
 		if (!use_crc && cases[i].want == SIW_TERM_MPA_CRC)
 			continue;	/* no CRC to get wrong */
