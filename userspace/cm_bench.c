@@ -26,9 +26,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <rdma/rdma_cma.h>
+
+#include "cm.h"
+#include "net.h"
+#include "util.h"
 
 #define DEFAULT_PORT	"7472"
 #define DEFAULT_CONNS	100
@@ -36,14 +39,6 @@
 #define MAX_ROUNDS	10000
 #define STEP_MS		60000	/* a step that takes longer has failed */
 #define RESOLVE_MS	5000
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void usage(void)
 {
@@ -53,36 +48,6 @@ static void usage(void)
 		"CONNS 1-%d (default %d), ROUNDS 1-%d (default 1)\n",
 		MAX_CONNS, DEFAULT_CONNS, MAX_ROUNDS);
 	exit(2);
-}
-
-static struct addrinfo *resolve(const char *host, const char *port)
-{
-	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST,
-				  .ai_socktype = SOCK_STREAM }, *ai;
-	int err = getaddrinfo(host, port, &hints, &ai);
-
-	if (err) {
-		fprintf(stderr, "cm_bench: %s: %s\n", host, gai_strerror(err));
-		return NULL;
-	}
-	return ai;
-}
-
-/* One RC QP on id: one send and one receive, both on cq. */
-static int make_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
-		   struct ibv_cq *cq)
-{
-	struct ibv_qp_init_attr qa = {
-		.qp_type = IBV_QPT_RC, .send_cq = cq, .recv_cq = cq,
-		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
-
-	if (rdma_create_qp(id, pd, &qa)) {
-		perror("cm_bench: rdma_create_qp");
-		return -1;
-	}
-	return 0;
 }
 
 /* The next event of ec within ms (-1: no limit); NULL if none came. */
@@ -203,8 +168,10 @@ static int client_round(const struct addrinfo *ai, uint32_t conns,
 		goto out;
 	}
 	for (i = 0; i < conns; i++)
-		if (make_qp(r.ids[i], r.pd, r.cq))
+		if (cm_qp(r.ids[i], r.pd, r.cq, 1)) {
+			perror("cm_bench: rdma_create_qp");
 			goto out;
+		}
 	t0 = now();
 	for (i = 0; i < conns; i++)
 		if (rdma_connect(r.ids[i], &cp)) {
@@ -225,18 +192,11 @@ out:
 	return err;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int client(const char *host, const char *port, uint32_t conns,
 		  uint32_t rounds, double secs)
 {
 	static double took[MAX_ROUNDS];
-	struct addrinfo *ai = resolve(host, port);
+	struct addrinfo *ai = resolve("cm_bench", host, port, AI_NUMERICHOST);
 	double end = now() + secs, med;
 	uint32_t done = 0;
 
@@ -263,7 +223,7 @@ static int server(const char *host, const char *port, uint32_t conns)
 {
 	struct rdma_conn_param cp = { .responder_resources = 1,
 				      .initiator_depth = 1 };
-	struct addrinfo *ai = resolve(host, port);
+	struct addrinfo *ai = resolve("cm_bench", host, port, AI_NUMERICHOST);
 	struct rdma_event_channel *ec = rdma_create_event_channel();
 	struct rdma_cm_id *listen_id = NULL;
 	struct ibv_pd *pd = NULL;
@@ -273,9 +233,7 @@ static int server(const char *host, const char *port, uint32_t conns)
 
 	if (!ai || !ec)
 		goto out;
-	if (rdma_create_id(ec, &listen_id, NULL, RDMA_PS_TCP) ||
-	    rdma_bind_addr(listen_id, ai->ai_addr) ||
-	    rdma_listen(listen_id, MAX_CONNS)) {
+	if (cm_listen(ec, &listen_id, ai->ai_addr, MAX_CONNS)) {
 		perror("cm_bench: listen");
 		goto out;
 	}
@@ -299,7 +257,12 @@ static int server(const char *host, const char *port, uint32_t conns)
 				}
 			}
 			rdma_ack_cm_event(ev);
-			if (make_qp(id, pd, cq) || rdma_accept(id, &cp)) {
+			if (cm_qp(id, pd, cq, 1)) {
+				perror("cm_bench: rdma_create_qp");
+				perror("cm_bench: accept");
+				goto out;
+			}
+			if (rdma_accept(id, &cp)) {
 				perror("cm_bench: accept");
 				goto out;
 			}
@@ -337,22 +300,6 @@ out:
 	return err;
 }
 
-static unsigned long number(const char *s, unsigned long min,
-			    unsigned long max)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max) {
-		fprintf(stderr, "cm_bench: %s: not a number in %lu..%lu\n", s,
-			min, max);
-		usage();
-	}
-	return v;
-}
-
 int main(int argc, char **argv)
 {
 	const char *listen_at = NULL, *connect_to = NULL, *port = DEFAULT_PORT;
@@ -373,16 +320,18 @@ int main(int argc, char **argv)
 			break;
 		case 'p':
 			port = optarg;
-			number(optarg, 1, 65535);
+			number("cm_bench", optarg, 10, 1, 65535, usage);
 			break;
 		case 'n':
-			conns = number(optarg, 1, MAX_CONNS);
+			conns = number("cm_bench", optarg, 10, 1, MAX_CONNS,
+				       usage);
 			break;
 		case 'r':
-			rounds = number(optarg, 1, MAX_ROUNDS);
+			rounds = number("cm_bench", optarg, 10, 1, MAX_ROUNDS,
+					 usage);
 			break;
 		case 't':
-			secs = number(optarg, 1, 3600);
+			secs = number("cm_bench", optarg, 10, 1, 3600, usage);
 			break;
 		default:
 			usage();

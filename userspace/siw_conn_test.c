@@ -27,11 +27,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <netdb.h>
 #include <poll.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +37,11 @@
 #include <rdma/rdma_cma.h>
 #include <infiniband/verbs.h>
 
+#include "cm.h"
 #include "ktap.h"
+#include "net.h"
+#include "util.h"
+#include "verbs.h"
 
 #define BUF_SIZE	(1 << 20)
 static int srv_port = 7471;
@@ -49,24 +50,6 @@ static int srv_ird = 16, srv_ord = 16;
 static const char *server_ns, *client_ns, *server_addr;
 static const char *verify_cmd;
 static int expect_refused, expect_refused_late;
-static int home_ns = -1;
-
-/* Enters network namespace name (NULL: the one we started in). */
-static int enter_ns(const char *name)
-{
-	char path[256];
-	int fd, err;
-
-	if (!name)
-		return setns(home_ns, CLONE_NEWNET);
-	snprintf(path, sizeof(path), "/run/netns/%s", name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	err = setns(fd, CLONE_NEWNET);
-	close(fd);
-	return err;
-}
 
 /* One end of a connection. */
 struct end {
@@ -90,61 +73,18 @@ struct pair {
 /* Private data of the largest size rdma_cm carries (a u8 length). */
 #define PDATA_MAX	255
 
-/* Waits for the next CM event on ec, up to ms. Returns its type or -1. */
-static int wait_event(struct rdma_event_channel *ec, int ms,
-		      struct rdma_cm_event **evp)
-{
-	struct pollfd pfd = { .fd = ec->fd, .events = POLLIN };
-
-	if (poll(&pfd, 1, ms) != 1)
-		return -1;
-	if (rdma_get_cm_event(ec, evp))
-		return -1;
-	return (*evp)->event;
-}
-
+/* The next CM event on ec, which must be want, within 5 s. */
 static int expect_event(struct rdma_event_channel *ec, int want,
 			struct rdma_cm_event **evp)
 {
-	struct rdma_cm_event *ev;
-	int got = wait_event(ec, 5000, &ev);
-
-	if (got < 0) {
-		fprintf(stderr, "# no CM event (wanted %s)\n",
-			rdma_event_str(want));
-		return -1;
-	}
-	if (got != want) {
-		fprintf(stderr, "# CM event %s (status %d), wanted %s\n",
-			rdma_event_str(got), ev->status, rdma_event_str(want));
-		rdma_ack_cm_event(ev);
-		return -1;
-	}
-	if (evp)
-		*evp = ev;
-	else
-		rdma_ack_cm_event(ev);
-	return 0;
-}
-
-static int get_addr(const char *host, struct sockaddr_storage *ss)
-{
-	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST }, *res;
-	char port[8];
-
-	snprintf(port, sizeof(port), "%d", srv_port);
-	if (getaddrinfo(host, port, &hints, &res))
-		return -1;
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	freeaddrinfo(res);
-	return 0;
+	return cm_expect(stderr, ec, want, 5000, evp);
 }
 
 /* PD, CQ (with channel), buffer and MR, and the QP on id. */
 static int end_setup(struct end *e, struct rdma_cm_id *id, int use_srq,
 		     int mr_access, int cqe)
 {
-	struct ibv_qp_init_attr qa = { 0 };
+	struct ibv_qp_init_attr qa;
 
 	e->id = id;
 	e->pd = ibv_alloc_pd(id->verbs);
@@ -165,15 +105,8 @@ static int end_setup(struct end *e, struct rdma_cm_id *id, int use_srq,
 		if (!e->srq)
 			return -1;
 	}
-	qa.send_cq = e->cq;
-	qa.recv_cq = e->cq;
-	qa.srq = e->srq;
-	qa.cap.max_send_wr = 64;
-	qa.cap.max_recv_wr = use_srq ? 0 : 64;
-	qa.cap.max_send_sge = 6;
-	qa.cap.max_recv_sge = 6;
+	qa = rc_qp_attr(e->cq, e->srq, 64, 64, 6);
 	qa.cap.max_inline_data = 64;
-	qa.qp_type = IBV_QPT_RC;
 	return rdma_create_qp(id, e->pd, &qa);
 }
 
@@ -288,16 +221,13 @@ static int pair_connect(struct pair *p, const struct pair_opts *o)
 	memset(p, 0, sizeof(*p));
 	pdata_fill(cli_pd, 1);
 	pdata_fill(srv_pd, 2);
-	if (get_addr(server_addr, &dst))
+	if (addr_of(server_addr, srv_port, &dst, NULL))
 		return -1;
 
 	if (enter_ns(server_ns))
 		return -1;
 	p->srv.ec = rdma_create_event_channel();
-	if (!p->srv.ec || rdma_create_id(p->srv.ec, &p->listen_id, NULL,
-					 RDMA_PS_TCP) ||
-	    rdma_bind_addr(p->listen_id, (struct sockaddr *)&dst) ||
-	    rdma_listen(p->listen_id, 4)) {
+	if (cm_listen(p->srv.ec, &p->listen_id, (struct sockaddr *)&dst, 4)) {
 		fprintf(stderr, "# server listen: %s\n", strerror(errno));
 		return -1;
 	}
@@ -305,12 +235,7 @@ static int pair_connect(struct pair *p, const struct pair_opts *o)
 	if (enter_ns(client_ns))
 		return -1;
 	p->cli.ec = rdma_create_event_channel();
-	if (!p->cli.ec || rdma_create_id(p->cli.ec, &p->cli.id, NULL,
-					 RDMA_PS_TCP) ||
-	    rdma_resolve_addr(p->cli.id, NULL, (struct sockaddr *)&dst, 2000) ||
-	    expect_event(p->cli.ec, RDMA_CM_EVENT_ADDR_RESOLVED, NULL) ||
-	    rdma_resolve_route(p->cli.id, 2000) ||
-	    expect_event(p->cli.ec, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL)) {
+	if (cm_dial(stderr, p->cli.ec, &p->cli.id, (struct sockaddr *)&dst)) {
 		fprintf(stderr, "# client resolve: %s\n", strerror(errno));
 		return -1;
 	}
@@ -332,7 +257,7 @@ static int pair_connect(struct pair *p, const struct pair_opts *o)
 		if (expect_event(p->cli.ec, RDMA_CM_EVENT_REJECTED, &ev))
 			return -1;
 		rdma_ack_cm_event(ev);
-		return wait_event(p->srv.ec, 500, &ev) < 0 ? 2 : -1;
+		return cm_event(p->srv.ec, 500, &ev) < 0 ? 2 : -1;
 	}
 
 	if (expect_event(p->srv.ec, RDMA_CM_EVENT_CONNECT_REQUEST, &ev))
@@ -361,7 +286,7 @@ static int pair_connect(struct pair *p, const struct pair_opts *o)
 		return -1;
 	if (o->refused_late) {
 		/* The client's siw refuses the reply: REJECTED, no ESTABLISHED. */
-		int got = wait_event(p->cli.ec, 5000, &ev);
+		int got = cm_event(p->cli.ec, 5000, &ev);
 
 		if (got >= 0)
 			rdma_ack_cm_event(ev);
@@ -391,89 +316,6 @@ static void pair_destroy(struct pair *p)
 		rdma_destroy_id(p->listen_id);
 	if (sec)
 		rdma_destroy_event_channel(sec);
-}
-
-/* Polls cq until n completions arrived or ms passed; returns the count. */
-static int poll_n_for(struct ibv_cq *cq, struct ibv_wc *wc, int n, int ms)
-{
-	int got = 0;
-
-	for (; got < n && ms > 0; ms--) {
-		int r = ibv_poll_cq(cq, n - got, wc + got);
-
-		if (r < 0)
-			return r;
-		got += r;
-		if (got < n)
-			usleep(1000);
-	}
-	return got;
-}
-
-/* Polls cq for n completions, up to two seconds. */
-static int poll_n(struct ibv_cq *cq, struct ibv_wc *wc, int n)
-{
-	return poll_n_for(cq, wc, n, 2000);
-}
-
-/* The object an async event is about: its CQ, SRQ or QP. */
-static const void *event_obj(const struct ibv_async_event *aev)
-{
-	switch (aev->event_type) {
-	case IBV_EVENT_CQ_ERR:
-		return aev->element.cq;
-	case IBV_EVENT_SRQ_ERR:
-	case IBV_EVENT_SRQ_LIMIT_REACHED:
-		return aev->element.srq;
-	default:
-		return aev->element.qp;
-	}
-}
-
-/*
- * Reads async events for up to ms and counts those of type want on obj (a
- * QP, the CQ of a CQ error, or an SRQ), stopping early once 'enough' came
- * (0: never, count for all of ms). Other events are skipped: on loopback
- * both ends share one device context, so the other end's events come
- * through the same channel.
- */
-static int count_events_until(struct ibv_context *ctx,
-			      enum ibv_event_type want, const void *obj,
-			      int ms, int enough)
-{
-	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
-	struct ibv_async_event aev;
-	int step = 50, n = 0;
-
-	fcntl(pfd.fd, F_SETFL, fcntl(pfd.fd, F_GETFL) | O_NONBLOCK);
-	for (; ms > 0 && (!enough || n < enough); ms -= step) {
-		if (poll(&pfd, 1, step) != 1)
-			continue;
-		while ((!enough || n < enough) &&
-		       !ibv_get_async_event(ctx, &aev)) {
-			if (aev.event_type == want && event_obj(&aev) == obj)
-				n++;
-			else
-				fprintf(stderr, "# skipped async event %s\n",
-					ibv_event_type_str(aev.event_type));
-			ibv_ack_async_event(&aev);
-		}
-	}
-	return n;
-}
-
-/* Waits up to ms for one async event want on obj. */
-static int got_event(struct ibv_context *ctx, enum ibv_event_type want,
-		     const void *obj, int ms)
-{
-	return count_events_until(ctx, want, obj, ms, 1) == 1;
-}
-
-/* Counts the events want on obj that arrive within ms (all of ms). */
-static int count_events(struct ibv_context *ctx, enum ibv_event_type want,
-			const void *obj, int ms)
-{
-	return count_events_until(ctx, want, obj, ms, 0);
 }
 
 static int got_async_event(struct ibv_qp *qp, enum ibv_event_type want,
@@ -1229,13 +1071,6 @@ out:
 	pair_destroy(&p);
 }
 
-/* Waits up to ms for IBV_EVENT_CQ_ERR on cq. */
-static int got_cq_error(struct ibv_cq *cq, int ms)
-{
-	return got_event(cq->context, IBV_EVENT_CQ_ERR, cq, ms);
-}
-
-
 /*
  * A CQ that overflows under traffic: the server's CQ holds 8 entries and
  * is never polled while 32 sends arrive. The ninth completion does not
@@ -1712,18 +1547,16 @@ static const struct {
 
 static void usage(const char *prog)
 {
-	int i;
-
 	fprintf(stderr, "usage: %s -a SERVER_ADDR [-S SERVER_NETNS] [-C CLIENT_NETNS] [-x CMD] [-r|-R] [-p PORT] [-o IRD,ORD] [CASE...]\ncases:",
 		prog);
-	for (i = 0; i < NCASES; i++)
-		fprintf(stderr, " %s", cases[i].name);
+	case_list(CASES(cases));
 	fprintf(stderr, "\n");
 }
 
 int main(int argc, char **argv)
 {
-	int opt, i, a;
+	const char *unknown;
+	int opt, i;
 
 	while ((opt = getopt(argc, argv, "a:S:C:x:rRp:o:h")) != -1) {
 		switch (opt) {
@@ -1769,25 +1602,16 @@ int main(int argc, char **argv)
 		usage(argv[0]);
 		return 2;
 	}
-	for (a = optind; a < argc; a++) {
-		for (i = 0; i < NCASES; i++)
-			if (!strcmp(argv[a], cases[i].name))
-				break;
-		if (i == NCASES) {
-			fprintf(stderr, "unknown case '%s'\n", argv[a]);
-			usage(argv[0]);
-			return 2;
-		}
+	unknown = case_unknown(CASES(cases), argv + optind, argc - optind);
+	if (unknown) {
+		fprintf(stderr, "unknown case '%s'\n", unknown);
+		usage(argv[0]);
+		return 2;
 	}
-	home_ns = open("/proc/self/ns/net", O_RDONLY);
+	ns_remember_home();
 	ktap_header();
-	for (i = 0; i < NCASES; i++) {
-		int want = optind == argc;
-
-		for (a = optind; a < argc; a++)
-			want |= !strcmp(argv[a], cases[i].name);
-		if (want)
+	for (i = 0; i < NCASES; i++)
+		if (case_wanted(cases[i].name, argv + optind, argc - optind))
 			cases[i].run();
-	}
 	return ktap_finished();
 }

@@ -19,12 +19,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <netdb.h>
-#include <poll.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,73 +29,14 @@
 #include <rdma/rdma_cma.h>
 #include <infiniband/verbs.h>
 
+#include "cm.h"
 #include "ktap.h"
+#include "net.h"
+#include "verbs.h"
 
 #define PORT	7490
 
 static const char *addr, *server_ns, *client_ns, *dev_names[2];
-static int home_ns = -1;
-
-static int enter_ns(const char *name)
-{
-	char path[256];
-	int fd, err;
-
-	if (!name)
-		return setns(home_ns, CLONE_NEWNET);
-	snprintf(path, sizeof(path), "/run/netns/%s", name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	err = setns(fd, CLONE_NEWNET);
-	close(fd);
-	return err;
-}
-
-/* The victim's QP on one device. */
-struct victim_qp {
-	struct ibv_context *verbs;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-};
-
-static uint32_t victim_qp_create(struct victim_qp *v, const char *name)
-{
-	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC };
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	int i;
-
-	memset(v, 0, sizeof(*v));
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			v->verbs = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	v->pd = v->verbs ? ibv_alloc_pd(v->verbs) : NULL;
-	v->cq = v->pd ? ibv_create_cq(v->verbs, 8, NULL, NULL, 0) : NULL;
-	qa.send_cq = v->cq;
-	qa.recv_cq = v->cq;
-	qa.cap.max_send_wr = 4;
-	qa.cap.max_recv_wr = 4;
-	qa.cap.max_send_sge = 1;
-	qa.cap.max_recv_sge = 1;
-	if (v->cq)
-		v->qp = ibv_create_qp(v->pd, &qa);
-	return v->qp ? v->qp->qp_num : 0;
-}
-
-static void victim_qp_destroy(struct victim_qp *v)
-{
-	if (v->qp)
-		ibv_destroy_qp(v->qp);
-	if (v->cq)
-		ibv_destroy_cq(v->cq);
-	if (v->pd)
-		ibv_dealloc_pd(v->pd);
-	if (v->verbs)
-		ibv_close_device(v->verbs);
-}
 
 /*
  * The victim: a QP of its own on each device, their numbers on out; then,
@@ -109,13 +45,16 @@ static void victim_qp_destroy(struct victim_qp *v)
  */
 static void victim(int in, int out)
 {
-	struct victim_qp v[2];
+	struct own_qp v[2];
 	uint32_t qpn[2];
 	char c;
 	int i;
 
-	for (i = 0; i < 2; i++)
-		qpn[i] = victim_qp_create(&v[i], dev_names[i]);
+	for (i = 0; i < 2; i++) {
+		qpn[i] = 0;
+		if (!own_qp_create(&v[i], open_device(dev_names[i]), 8, 4, 4))
+			qpn[i] = v[i].qp->qp_num;
+	}
 	if (write(out, qpn, sizeof(qpn)) != sizeof(qpn) || !qpn[0] ||
 	    !qpn[1])
 		_exit(1);
@@ -131,7 +70,7 @@ static void victim(int in, int out)
 			break;
 	}
 	for (i = 0; i < 2; i++)
-		victim_qp_destroy(&v[i]);
+		own_qp_destroy(&v[i]);
 	_exit(0);
 }
 
@@ -146,37 +85,6 @@ static int victim_state(int to, int from, char i)
 	return state;
 }
 
-static int get_ev(struct rdma_event_channel *ec, int ms,
-		  struct rdma_cm_event **evp)
-{
-	struct pollfd pfd = { .fd = ec->fd, .events = POLLIN };
-
-	if (poll(&pfd, 1, ms) != 1 || rdma_get_cm_event(ec, evp))
-		return -1;
-	return 0;
-}
-
-/* Waits for one event of type want; anything else fails. */
-static int wait_ev(struct rdma_event_channel *ec,
-		   enum rdma_cm_event_type want, struct rdma_cm_event **evp)
-{
-	struct rdma_cm_event *ev;
-
-	if (get_ev(ec, 5000, &ev))
-		return -1;
-	if (ev->event != want) {
-		printf("# CM event %s, wanted %s\n", rdma_event_str(ev->event),
-		       rdma_event_str(want));
-		rdma_ack_cm_event(ev);
-		return -1;
-	}
-	if (evp)
-		*evp = ev;
-	else
-		rdma_ack_cm_event(ev);
-	return 0;
-}
-
 /* One side of a connection: its event channel, id, and maybe a QP. */
 struct side {
 	struct rdma_event_channel *ec;
@@ -185,21 +93,14 @@ struct side {
 	struct ibv_cq *cq;
 };
 
+/* A PD, a CQ and a QP of 4 of our own on id. */
 static int make_qp(struct side *s, struct rdma_cm_id *id)
 {
-	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC };
-
 	s->pd = ibv_alloc_pd(id->verbs);
 	s->cq = s->pd ? ibv_create_cq(id->verbs, 8, NULL, NULL, 0) : NULL;
 	if (!s->cq)
 		return -1;
-	qa.send_cq = s->cq;
-	qa.recv_cq = s->cq;
-	qa.cap.max_send_wr = 4;
-	qa.cap.max_recv_wr = 4;
-	qa.cap.max_send_sge = 1;
-	qa.cap.max_recv_sge = 1;
-	return rdma_create_qp(id, s->pd, &qa);
+	return cm_qp(id, s->pd, s->cq, 4);
 }
 
 static void side_destroy(struct side *s)
@@ -217,32 +118,16 @@ static void side_destroy(struct side *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static int sockaddr_of(struct sockaddr_storage *ss)
-{
-	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST }, *res;
-	char port[8];
-
-	snprintf(port, sizeof(port), "%d", PORT);
-	if (getaddrinfo(addr, port, &hints, &res))
-		return -1;
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	freeaddrinfo(res);
-	return 0;
-}
-
 static int listen_on(struct side *srv)
 {
 	struct sockaddr_storage ss;
 	int err;
 
 	memset(srv, 0, sizeof(*srv));
-	if (sockaddr_of(&ss) || enter_ns(server_ns))
+	if (addr_of(addr, PORT, &ss, NULL) || enter_ns(server_ns))
 		return -1;
 	srv->ec = rdma_create_event_channel();
-	err = !srv->ec ||
-	      rdma_create_id(srv->ec, &srv->id, NULL, RDMA_PS_TCP) ||
-	      rdma_bind_addr(srv->id, (struct sockaddr *)&ss) ||
-	      rdma_listen(srv->id, 4);
+	err = cm_listen(srv->ec, &srv->id, (struct sockaddr *)&ss, 4);
 	enter_ns(NULL);
 	return err ? -1 : 0;
 }
@@ -254,16 +139,12 @@ static int client_ready(struct side *cl, int with_qp)
 	int err;
 
 	memset(cl, 0, sizeof(*cl));
-	if (sockaddr_of(&ss) || enter_ns(client_ns))
+	if (addr_of(addr, PORT, &ss, NULL) || enter_ns(client_ns))
 		return -1;
 	cl->ec = rdma_create_event_channel();
-	err = !cl->ec ||
-	      rdma_create_id(cl->ec, &cl->id, NULL, RDMA_PS_TCP) ||
-	      rdma_resolve_addr(cl->id, NULL, (struct sockaddr *)&ss, 2000);
+	err = cm_dial(stdout, cl->ec, &cl->id, (struct sockaddr *)&ss);
 	enter_ns(NULL);
-	if (err || wait_ev(cl->ec, RDMA_CM_EVENT_ADDR_RESOLVED, NULL) ||
-	    rdma_resolve_route(cl->id, 2000) ||
-	    wait_ev(cl->ec, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL))
+	if (err)
 		return -1;
 	return with_qp ? make_qp(cl, cl->id) : 0;
 }
@@ -290,7 +171,8 @@ static void case_accept_other(uint32_t vqpn, int to_v, int from_v)
 	}
 	conn_param(&cp, 0);
 	if (rdma_connect(cl.id, &cp) ||
-	    wait_ev(srv.ec, RDMA_CM_EVENT_CONNECT_REQUEST, &ev)) {
+	    cm_expect(stdout, srv.ec, RDMA_CM_EVENT_CONNECT_REQUEST, 5000,
+		      &ev)) {
 		ktap_ok(0, "accept with another process's QP: a connect request arrives");
 		goto out;
 	}
@@ -352,13 +234,16 @@ static void case_bound_twice(void)
 	}
 	conn_param(&cp, 0);
 	ret = rdma_connect(cl.id, &cp) ||
-	      wait_ev(srv.ec, RDMA_CM_EVENT_CONNECT_REQUEST, &ev);
+	      cm_expect(stdout, srv.ec, RDMA_CM_EVENT_CONNECT_REQUEST, 5000,
+			&ev);
 	if (!ret) {
 		child.id = ev->id;
 		rdma_ack_cm_event(ev);
 		ret = make_qp(&child, child.id) || rdma_accept(child.id, &cp) ||
-		      wait_ev(cl.ec, RDMA_CM_EVENT_ESTABLISHED, NULL) ||
-		      wait_ev(srv.ec, RDMA_CM_EVENT_ESTABLISHED, NULL);
+		      cm_expect(stdout, cl.ec, RDMA_CM_EVENT_ESTABLISHED, 5000,
+				NULL) ||
+		      cm_expect(stdout, srv.ec, RDMA_CM_EVENT_ESTABLISHED, 5000,
+				NULL);
 	}
 	ktap_ok(!ret, "a connection between two QPs of ours is established");
 	if (ret)
@@ -381,7 +266,8 @@ static void case_bound_twice(void)
 	}
 	conn_param(&cp, 0);
 	if (rdma_connect(cl2.id, &cp) ||
-	    wait_ev(srv.ec, RDMA_CM_EVENT_CONNECT_REQUEST, &ev)) {
+	    cm_expect(stdout, srv.ec, RDMA_CM_EVENT_CONNECT_REQUEST, 5000,
+		      &ev)) {
 		ktap_ok(0, "a QP bound twice: the third client's request arrives");
 		goto out;
 	}
@@ -396,7 +282,7 @@ static void case_bound_twice(void)
 	if (ret)
 		rdma_reject(child2.id, NULL, 0);
 	rdma_disconnect(cl.id);
-	wait_ev(cl.ec, RDMA_CM_EVENT_DISCONNECTED, NULL);
+	cm_expect(stdout, cl.ec, RDMA_CM_EVENT_DISCONNECTED, 5000, NULL);
 out:
 	side_destroy(&child2);
 	side_destroy(&cl2);
@@ -443,7 +329,7 @@ int main(int argc, char **argv)
 		usage(argv[0]);
 		return 2;
 	}
-	home_ns = open("/proc/self/ns/net", O_RDONLY);
+	ns_remember_home();
 	ktap_header();
 	if (pipe(to_v) || pipe(from_v)) {
 		ktap_ok(0, "pipes to the victim");

@@ -28,12 +28,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
 #include "../uapi/rdma/siw-abi.h"
 #include "ktap.h"
+#include "util.h"
+#include "verbs.h"
 
 /* Depths that are powers of two: siw rounds up to one. */
 #define SQ_DEPTH	16
@@ -101,14 +102,6 @@ struct abuser {
 	int timed_out;			/* it gave up, the flush still going */
 };
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Every element VALID again, every completion freed, until told. */
 static void *abuse(void *arg)
 {
@@ -163,15 +156,11 @@ static void usage(const char *prog)
 
 int main(int argc, char **argv)
 {
-	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC };
 	struct ibv_qp_attr attr = {};
 	struct ring_map cqm, sqm, rqm;
 	struct abuser a = { .seconds = 3 };
-	struct ibv_device **list = NULL;
-	struct ibv_context *verbs = NULL;
-	struct ibv_pd *pd = NULL;
-	struct ibv_cq *cq = NULL;
-	struct ibv_qp *qp = NULL;
+	struct own_qp q = {};
+	struct ibv_context *verbs;
 	struct ibv_recv_wr wr = { .wr_id = RECV_ID }, *bad;
 	static unsigned char buf[64];
 	struct ibv_mr *mr = NULL;
@@ -204,36 +193,24 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ktap_header();
-	list = ibv_get_device_list(NULL);
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), dev))
-			verbs = ibv_open_device(list[i]);
+	verbs = open_device(dev);
 	if (!verbs) {
 		ktap_ok(0, "open %s", dev);
 		goto out;
 	}
-	pd = ibv_alloc_pd(verbs);
-	cq = pd ? ibv_create_cq(verbs, CQ_DEPTH, NULL, NULL, 0) : NULL;
-	qa.send_cq = cq;
-	qa.recv_cq = cq;
-	qa.cap.max_send_wr = SQ_DEPTH;
-	qa.cap.max_recv_wr = RQ_DEPTH;
-	qa.cap.max_send_sge = 1;
-	qa.cap.max_recv_sge = 1;
-	qp = cq ? ibv_create_qp(pd, &qa) : NULL;
-	if (!qp) {
+	if (own_qp_create(&q, verbs, CQ_DEPTH, SQ_DEPTH, RQ_DEPTH)) {
 		ktap_ok(0, "a PD, a CQ of %d, a QP of %d/%d (%s)", CQ_DEPTH,
 			SQ_DEPTH, RQ_DEPTH, strerror(errno));
 		goto out;
 	}
 	attr.qp_state = IBV_QPS_INIT;
-	err = ibv_modify_qp(qp, &attr, IBV_QP_STATE);
+	err = ibv_modify_qp(q.qp, &attr, IBV_QP_STATE);
 	if (err) {
 		ktap_ok(0, "modify_qp to INIT (%s)", strerror(err));
 		goto out;
 	}
 	/* Through the provider: slot 0 of the RQ shows it. */
-	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	mr = ibv_reg_mr(q.pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
 	if (!mr) {
 		ktap_ok(0, "register a receive buffer (%s)", strerror(errno));
 		goto out;
@@ -243,7 +220,7 @@ int main(int argc, char **argv)
 	sge.lkey = mr->lkey;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
-	err = ibv_post_recv(qp, &wr, &bad);
+	err = ibv_post_recv(q.qp, &wr, &bad);
 	if (err) {
 		ktap_ok(0, "post a receive (%s)", strerror(err));
 		goto out;
@@ -269,7 +246,7 @@ int main(int argc, char **argv)
 	usleep(100000);
 	attr.qp_state = IBV_QPS_ERR;
 	t0 = now();
-	err = ibv_modify_qp(qp, &attr, IBV_QP_STATE);
+	err = ibv_modify_qp(q.qp, &attr, IBV_QP_STATE);
 	t1 = now();
 	a.stop = 1;
 	pthread_join(th, NULL);
@@ -287,17 +264,8 @@ int main(int argc, char **argv)
 		"the flush completed at most one lap of each ring: %lu completions, at most %lu",
 		a.completions, max);
 out:
-	if (qp)
-		ibv_destroy_qp(qp);
 	if (mr)
 		ibv_dereg_mr(mr);
-	if (cq)
-		ibv_destroy_cq(cq);
-	if (pd)
-		ibv_dealloc_pd(pd);
-	if (verbs)
-		ibv_close_device(verbs);
-	if (list)
-		ibv_free_device_list(list);
+	own_qp_destroy(&q);
 	return ktap_finished();
 }

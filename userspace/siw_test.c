@@ -19,7 +19,8 @@
 #include <infiniband/verbs.h>
 
 #include "ktap.h"
-
+#include "util.h"
+#include "verbs.h"
 
 /* One device context and the objects most cases need. */
 struct ctx {
@@ -29,40 +30,10 @@ struct ctx {
 	struct ibv_comp_channel *chan;
 };
 
-static struct ibv_context *open_device(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *verbs = NULL;
-	int i;
-
-	if (!list) {
-		perror("ibv_get_device_list");
-		return NULL;
-	}
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			verbs = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!verbs)
-		fprintf(stderr, "# device %s not found or not openable\n", name);
-	return verbs;
-}
-
 static struct ibv_qp *make_qp(struct ctx *c, struct ibv_srq *srq,
 			      uint32_t wr, uint32_t sge)
 {
-	struct ibv_qp_init_attr attr = {
-		.send_cq = c->cq,
-		.recv_cq = c->cq,
-		.srq = srq,
-		.cap = {
-			.max_send_wr = wr,
-			.max_recv_wr = srq ? 0 : wr,
-			.max_send_sge = sge,
-			.max_recv_sge = sge,
-		},
-		.qp_type = IBV_QPT_RC,
-	};
+	struct ibv_qp_init_attr attr = rc_qp_attr(c->cq, srq, wr, wr, sge);
 
 	return ibv_create_qp(c->pd, &attr);
 }
@@ -79,23 +50,6 @@ static int to_state(struct ibv_qp *qp, enum ibv_qp_state state)
 		mask |= IBV_QP_ACCESS_FLAGS | IBV_QP_PORT;
 	}
 	return ibv_modify_qp(qp, &attr, mask);
-}
-
-/* Polls until n completions arrived or about two seconds passed. */
-static int poll_n(struct ibv_cq *cq, struct ibv_wc *wc, int n)
-{
-	int got = 0, tries;
-
-	for (tries = 0; got < n && tries < 2000; tries++) {
-		int r = ibv_poll_cq(cq, n - got, wc + got);
-
-		if (r < 0)
-			return r;
-		got += r;
-		if (got < n)
-			usleep(1000);
-	}
-	return got;
 }
 
 /* The objects a QP needs, their limits, and the mapped queues. */
@@ -245,7 +199,7 @@ out:
 static void case_cq_event(struct ctx *c)
 {
 	struct ibv_cq *cq, *ev_cq;
-	struct ibv_qp_init_attr attr = { 0 };
+	struct ibv_qp_init_attr attr;
 	struct ibv_wc wc;
 	struct ibv_qp *qp;
 	struct pollfd pfd;
@@ -257,13 +211,7 @@ static void case_cq_event(struct ctx *c)
 		ktap_ok(0, "cq_event: create CQ with channel: %s", strerror(errno));
 		return;
 	}
-	attr.send_cq = cq;
-	attr.recv_cq = cq;
-	attr.cap.max_send_wr = 2;
-	attr.cap.max_recv_wr = 2;
-	attr.cap.max_send_sge = 1;
-	attr.cap.max_recv_sge = 1;
-	attr.qp_type = IBV_QPT_RC;
+	attr = rc_qp_attr(cq, NULL, 2, 2, 1);
 	qp = ibv_create_qp(c->pd, &attr);
 	if (!qp) {
 		ktap_ok(0, "cq_event: create QP: %s", strerror(errno));
@@ -296,40 +244,21 @@ out_cq:
 	ibv_destroy_cq(cq);
 }
 
-/* Waits up to ms for IBV_EVENT_CQ_ERR on cq; skips other events. */
-static int got_cq_error(struct ibv_cq *cq, int ms)
-{
-	struct pollfd pfd = { .fd = cq->context->async_fd, .events = POLLIN };
-	struct ibv_async_event aev;
-	int ok = 0;
-
-	while (!ok && poll(&pfd, 1, ms) == 1 &&
-	       !ibv_get_async_event(cq->context, &aev)) {
-		ok = aev.event_type == IBV_EVENT_CQ_ERR && aev.element.cq == cq;
-		ibv_ack_async_event(&aev);
-	}
-	return ok;
-}
-
 /*
  * A CQ smaller than the work posted overflows: no entry is overwritten and
  * the CQ's owner gets the CQ error event.
  */
 static void case_cq_overflow(struct ctx *c)
 {
-	struct ibv_qp_init_attr attr = { 0 };
+	struct ibv_qp_init_attr attr;
 	struct ibv_wc wc[8];
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	int i, n;
 
 	cq = ibv_create_cq(c->verbs, 2, NULL, NULL, 0);
-	attr.send_cq = cq;
-	attr.recv_cq = cq;
-	attr.cap.max_send_wr = 1;
-	attr.cap.max_recv_wr = 4;
-	attr.cap.max_recv_sge = 1;
-	attr.qp_type = IBV_QPT_RC;
+	attr = rc_qp_attr(cq, NULL, 1, 4, 1);
+	attr.cap.max_send_sge = 0;	/* nothing is sent */
 	qp = cq ? ibv_create_qp(c->pd, &attr) : NULL;
 	if (!qp) {
 		ktap_ok(0, "cq_overflow: setup: %s", strerror(errno));
@@ -410,20 +339,17 @@ static const struct {
 
 static void usage(const char *prog)
 {
-	size_t i;
-
 	fprintf(stderr, "usage: %s -d DEVICE [CASE...]\ncases:", prog);
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		fprintf(stderr, " %s", cases[i].name);
+	case_list(CASES(cases));
 	fprintf(stderr, "\n");
 }
 
 int main(int argc, char **argv)
 {
-	const char *dev = NULL;
+	const char *dev = NULL, *unknown;
 	struct ctx c = { 0 };
 	size_t i;
-	int opt, a;
+	int opt;
 
 	while ((opt = getopt(argc, argv, "d:h")) != -1) {
 		switch (opt) {
@@ -439,15 +365,11 @@ int main(int argc, char **argv)
 		usage(argv[0]);
 		return 2;
 	}
-	for (a = optind; a < argc; a++) {
-		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-			if (!strcmp(argv[a], cases[i].name))
-				break;
-		if (i == sizeof(cases) / sizeof(cases[0])) {
-			fprintf(stderr, "unknown case '%s'\n", argv[a]);
-			usage(argv[0]);
-			return 2;
-		}
+	unknown = case_unknown(CASES(cases), argv + optind, argc - optind);
+	if (unknown) {
+		fprintf(stderr, "unknown case '%s'\n", unknown);
+		usage(argv[0]);
+		return 2;
 	}
 
 	ktap_header();
@@ -463,14 +385,9 @@ int main(int argc, char **argv)
 	if (!c.pd || !c.chan || !c.cq)
 		goto done;
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		int want = optind == argc;
-
-		for (a = optind; a < argc; a++)
-			want |= !strcmp(argv[a], cases[i].name);
-		if (want)
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		if (case_wanted(cases[i].name, argv + optind, argc - optind))
 			cases[i].run(&c);
-	}
 	ktap_ok(!ibv_destroy_cq(c.cq) && !ibv_destroy_comp_channel(c.chan) &&
 		!ibv_dealloc_pd(c.pd) && !ibv_close_device(c.verbs),
 		"teardown: CQ, channel, PD, device");

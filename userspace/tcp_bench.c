@@ -25,15 +25,16 @@
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "net.h"
+#include "util.h"
 
 #define DEFAULT_PORT	"18515"
 #define MAX_BYTES	(16u << 20)
@@ -58,67 +59,6 @@ static void usage(void)
 		"       tcp_bench -c ADDR [-p PORT] -m rr [-l BYTES] [-n ITERS]\n"
 		"       tcp_bench -c ADDR [-p PORT] -m connect [-n CONNS]\n");
 	exit(2);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* All of len bytes through read() or write(): 0, or -1 at EOF/error. */
-static int io_full(int fd, void *buf, size_t len, int writing)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = writing ? write(fd, p, len) : read(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
-static int read_full(int fd, void *buf, size_t len)
-{
-	return io_full(fd, buf, len, 0);
-}
-
-static int write_full(int fd, const void *buf, size_t len)
-{
-	return io_full(fd, (void *)buf, len, 1);
-}
-
-static void set_nodelay(int fd)
-{
-	int one = 1;
-
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-}
-
-static struct addrinfo *resolve(const char *host, const char *port)
-{
-	struct addrinfo hints = {
-		.ai_socktype = SOCK_STREAM,
-		.ai_flags = host ? 0 : AI_PASSIVE,
-		.ai_family = host ? AF_UNSPEC : AF_INET6,
-	};
-	struct addrinfo *ai;
-	int err = getaddrinfo(host, port, &hints, &ai);
-
-	if (err) {
-		fprintf(stderr, "tcp_bench: %s: %s\n", host ? host : "[::]",
-			gai_strerror(err));
-		exit(1);
-	}
-	return ai;
 }
 
 /* --- server -------------------------------------------------------------- */
@@ -187,10 +127,12 @@ static int serve_connect(int lfd, int first, const struct hello *h)
 
 static int server(const char *port)
 {
-	struct addrinfo *ai = resolve(NULL, port);
+	struct addrinfo *ai = resolve("tcp_bench", NULL, port, 0);
 	struct hello h;
 	int lfd, fd, err, zero = 0, one = 1;
 
+	if (!ai)
+		exit(1);
 	lfd = socket(ai->ai_family, SOCK_STREAM, 0);
 	if (lfd < 0)
 		goto err_sys;
@@ -277,13 +219,6 @@ static int run_stream(int fd, uint32_t bytes, double secs)
 err:
 	free(buf);
 	return -1;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 static int run_rr(int fd, uint32_t bytes, uint32_t iters)
@@ -382,13 +317,15 @@ out:
 static int client(const char *host, const char *port, int mode,
 		  uint32_t bytes, uint32_t count, double secs)
 {
-	struct addrinfo *ai = resolve(host, port);
+	struct addrinfo *ai = resolve("tcp_bench", host, port, 0);
 	struct hello h = {
 		.magic = HELLO_MAGIC, .mode = mode, .bytes = bytes,
 		.count = count,
 	};
 	int fd, err;
 
+	if (!ai)
+		exit(1);
 	fd = dial(ai, 0);
 	if (fd < 0 || write_full(fd, &h, sizeof(h))) {
 		perror("tcp_bench: connect");
@@ -410,22 +347,6 @@ static int client(const char *host, const char *port, int mode,
 	if (err)
 		fprintf(stderr, "tcp_bench: the run failed\n");
 	return err ? 1 : 0;
-}
-
-static unsigned long number(const char *s, unsigned long min,
-			    unsigned long max)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || *end || v < min || v > max) {
-		fprintf(stderr, "tcp_bench: %s: not a number in %lu..%lu\n", s,
-			min, max);
-		usage();
-	}
-	return v;
 }
 
 int main(int argc, char **argv)
@@ -457,13 +378,15 @@ int main(int argc, char **argv)
 				usage();
 			break;
 		case 'l':
-			bytes = number(optarg, 1, MAX_BYTES);
+			bytes = number("tcp_bench", optarg, 0, 1, MAX_BYTES,
+				       usage);
 			break;
 		case 'n':
-			count = number(optarg, 1, 10000000);
+			count = number("tcp_bench", optarg, 0, 1, 10000000,
+				       usage);
 			break;
 		case 't':
-			secs = number(optarg, 1, 3600);
+			secs = number("tcp_bench", optarg, 0, 1, 3600, usage);
 			break;
 		default:
 			usage();

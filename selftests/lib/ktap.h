@@ -26,10 +26,21 @@
 #define KTAP_EXIT_FAIL	1
 #define KTAP_EXIT_SKIP	4
 
-static struct {
+struct ktap_state {
 	unsigned int cases, failed, skipped;
 	bool planned;
-} ktap;
+};
+
+/*
+ * One count per program: a program of several files defines KTAP_SHARED
+ * before it includes this, in each file, and KTAP_STATE_DEFINE; in one.
+ */
+#ifdef KTAP_SHARED
+extern struct ktap_state ktap;
+#define KTAP_STATE_DEFINE	struct ktap_state ktap
+#else
+static struct ktap_state ktap;
+#endif
 
 /*
  * Every line goes out at once: a crash or a kill must not take the cases
