@@ -1238,9 +1238,9 @@ static void (*const siw_cep_handler[SIW_CEP_EV_NUM][SIW_CEP_NUM_STATES])
 		[SIW_CEP_AWAIT_REPLY] = siw_cep_connect_timed_out,
 		[SIW_CEP_AWAIT_REQUEST] = siw_cep_request_timed_out,
 	},
-	/* It closes what there is in any state. */
+	/* The QP went down; before it connected there is nothing to close. */
 	[SIW_CEP_EV_CLOSE] = {
-		[0 ... SIW_CEP_NUM_STATES - 1] = siw_cep_established_close,
+		[SIW_CEP_ESTABLISHED] = siw_cep_established_close,
 	},
 };
 

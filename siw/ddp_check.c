@@ -73,7 +73,7 @@ static void get_atomic_req(const u8 *b, struct siw_atomic_req *a)
 	a->compare_mask = siw_get_be64(b + 44);
 }
 
-/* The DDP header's fields; *base: the plain DDP header's length. */
+/* The DDP header: its version, its length against the ULPDU, its fields. */
 static enum siw_term_code check_ddp(const u8 *buf, size_t avail,
 				    u32 ulpdu_len, unsigned int flags,
 				    struct siw_hdr *out)

@@ -32,7 +32,7 @@ struct siw_mem {
 	u32 stag;		/* index << 8 | key */
 	/*
 	 * access_lock: held across each access to the region's pages by
-	 * placement (rx.c) and the atomic responder (tx.c), and to clear
+	 * placement (rx.c) and the atomic responder (responder.c), and to clear
 	 * valid (invalidation, deregistration) or touch an FRMR's page
 	 * lists. Once valid is false under it, no such access is in flight
 	 * and none starts: the owner may reuse the pages. Any context; a

@@ -952,7 +952,7 @@ u64 siw_atomic_result(const struct siw_atomic_req *a, u64 orig);
 
 /*
  * ------------------------------------------------------------------------
- * rdmap.c: Terminate messages
+ * term.c: Terminate messages
  * ------------------------------------------------------------------------
  */
 

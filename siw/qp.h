@@ -448,17 +448,21 @@ int siw_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
 int siw_query_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
 		 struct ib_qp_init_attr *init_attr);
 int siw_destroy_qp(struct ib_qp *qp, struct ib_udata *udata);
-int siw_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
-		  const struct ib_send_wr **bad_wr);
-int siw_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
-		  const struct ib_recv_wr **bad_wr);
+const char *siw_qp_state_name(enum ib_qp_state s);
 struct siw_qp *siw_qp_lookup(struct siw_device *sdev, u32 qpn);
 int siw_qp_cm_bind(struct siw_qp *qp);
+void siw_qp_cm_unbind(struct siw_qp *qp);
 bool siw_qp_place_begin(struct siw_qp *qp, unsigned long *flags);
 void siw_qp_place_end(struct siw_qp *qp, unsigned long flags);
-void siw_qp_cm_unbind(struct siw_qp *qp);
 void siw_qp_to_error(struct siw_qp *qp);
 void siw_qp_flush(struct siw_qp *qp);
+void siw_qp_fatal(struct siw_qp *qp, enum ib_event_type event);
+void siw_qp_terminate(struct siw_qp *qp, enum siw_term_code code,
+		      const u8 *hdr, u32 hdr_len);
+int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
+		     struct socket *sock, const struct siw_mpa_result *res,
+		     bool initiator);
+void siw_qp_disconnected(struct siw_qp *qp);
 
 /* sq.c */
 /* The slot after the last started one (siw_sq_peek). */
@@ -467,18 +471,23 @@ enum siw_sq_next {
 	SIW_SQ_EMPTY,		/* no VALID element to start */
 	SIW_SQ_FULL,		/* every slot started, none completed yet */
 };
+int siw_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
+		  const struct ib_send_wr **bad_wr);
+void siw_sq_posted(struct siw_qp *qp);
 enum siw_sq_next siw_sq_peek(struct siw_qp *qp);
 bool siw_sq_startable(struct siw_qp *qp);
 bool siw_sq_start(struct siw_qp *qp, u32 pos);
 void siw_sq_release_held(struct siw_qp *qp);
-void siw_sq_flush(struct siw_qp *qp);
+void siw_sq_mark_done(struct siw_qp *qp, u32 pos, enum siw_wc_status status,
+		      u32 bytes);
+void siw_sq_zc_done(struct siw_qp *qp, u32 pos, u32 epoch,
+		    enum siw_wc_status status, u32 bytes);
+void siw_sq_complete_ready(struct siw_qp *qp);
 int siw_sqe_complete(struct siw_qp *qp, struct siw_sqe *sqe, u32 bytes,
 		     enum siw_wc_status status);
+void siw_sq_flush(struct siw_qp *qp);
 
 /* rq.c */
-int siw_rqe_complete(struct siw_qp *qp, struct siw_rqe *rqe, u32 bytes,
-		     u32 inval_stag, enum siw_wc_status status);
-
 /* How a receive ended, beyond its status. */
 struct siw_rqe_done {
 	u32 bytes;
@@ -487,11 +496,8 @@ struct siw_rqe_done {
 	u32 imm_data;		/* host order */
 	bool rdma_imm;		/* it ended an RDMA Write with immediate */
 };
-
-int siw_rqe_complete_done(struct siw_qp *qp, struct siw_rqe *rqe,
-			  const struct siw_rqe_done *done,
-			  enum siw_wc_status status);
-
+int siw_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr);
 int siw_post_rqes(struct siw_rqe *ring, u32 num, u32 *put, u32 max_sge,
 		  const struct ib_recv_wr *wr, const struct ib_recv_wr **bad_wr);
 u64 siw_rqe_len(const struct siw_rqe *rqe);
@@ -499,17 +505,15 @@ bool siw_rq_take(struct siw_qp *qp, struct siw_rqe *rqe, u32 *pos);
 int siw_rq_complete_held(struct siw_qp *qp, struct siw_rqe *rqe, u32 pos,
 			 const struct siw_rqe_done *done,
 			 enum siw_wc_status status);
+int siw_rqe_complete_done(struct siw_qp *qp, struct siw_rqe *rqe,
+			  const struct siw_rqe_done *done,
+			  enum siw_wc_status status);
+int siw_rqe_complete(struct siw_qp *qp, struct siw_rqe *rqe, u32 bytes,
+		     u32 inval_stag, enum siw_wc_status status);
 void siw_rq_flush(struct siw_qp *qp);
 
-void siw_sq_posted(struct siw_qp *qp);
-void siw_qp_fatal(struct siw_qp *qp, enum ib_event_type event);
-int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
-		     struct socket *sock, const struct siw_mpa_result *res,
-		     bool initiator);
+/* restrack.c */
 int siw_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *base_qp);
-void siw_qp_disconnected(struct siw_qp *qp);
-void siw_qp_terminate(struct siw_qp *qp, enum siw_term_code code,
-		      const u8 *hdr, u32 hdr_len);
 
 /* responder.c */
 void siw_irq_push(struct siw_qp *qp, const struct siw_hdr *h, bool atomic);
@@ -517,26 +521,22 @@ void siw_irq_push(struct siw_qp *qp, const struct siw_hdr *h, bool atomic);
 /* tx.c */
 void siw_tx_work(struct work_struct *work);
 void siw_tx_doorbell_run(struct siw_qp *qp);
-void siw_tx_quiesce(struct siw_qp *qp);
 void siw_tx_queue_run(struct siw_qp *qp);
+void siw_tx_wake(struct siw_qp *qp);
+void siw_tx_quiesce(struct siw_qp *qp);
 void siw_tx_hold_expired(struct work_struct *work);
 void siw_tx_hold_arm(struct siw_qp *qp, u32 ms);
 void siw_tx_hold_cancel(struct siw_qp *qp);
 void siw_tx_hold_stop(struct siw_qp *qp);
 bool siw_tx_release(struct siw_qp *qp);
-void siw_tx_wake(struct siw_qp *qp);
 void siw_tx_write_space(struct sock *sk);
 void *siw_tx_msg_alloc(void);
-const char *siw_qp_state_name(enum ib_qp_state s);
-void siw_sq_complete_ready(struct siw_qp *qp);
-void siw_sq_mark_done(struct siw_qp *qp, u32 pos, enum siw_wc_status status,
-		      u32 bytes);
-void siw_sq_zc_done(struct siw_qp *qp, u32 pos, u32 epoch,
-		    enum siw_wc_status status, u32 bytes);
-int siw_tx_fill_bvec(struct siw_qp *qp, const struct kvec *kv,
-		     unsigned int n, size_t *len);
 int siw_tx_init(void);
 void siw_tx_exit(void);
+
+/* tx_msg.c */
+int siw_tx_fill_bvec(struct siw_qp *qp, const struct kvec *kv,
+		     unsigned int n, size_t *len);
 
 /* tx_zc.c */
 struct siw_zc;

@@ -30,7 +30,7 @@ struct rdma_hw_stats;
 	/* Transmit side (tx_lock). */					\
 	X(FPDU_TX,		"fpdus_sent")				\
 	X(BYTES_TX,		"payload_bytes_sent")	/* of those */	\
-	/* Messages by enum siw_msg_kind, in its order (SIW_STAT_MSG). */ \
+	/* Messages by enum siw_msg_kind, in its order (SIW_STAT_MSG_TX). */ \
 	X(SEND_TX,		"sends_sent")				\
 	X(WRITE_TX,		"writes_sent")				\
 	X(READ_REQ_TX,		"read_requests_sent")			\

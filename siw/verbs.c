@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 /*
  * Verbs: user contexts and protection domains, and the table of every
- * verb the device implements (the objects live in cq.c, qp.c, srq.c and
- * mem.c).
+ * verb the device implements (the objects live in cq.c, qp.c with sq.c
+ * and rq.c, srq.c and mem.c).
  */
 #include <rdma/ib_user_verbs.h>
 #include <rdma/uverbs_ioctl.h>
