@@ -89,13 +89,13 @@ delta() {
 
 check "rdma statistic lists siw's counters" \
 	sh -c "rdma statistic show link siw_a/1 | grep -q 'fpdus_sent [0-9]'"
-# As many as siw/stats.c names.
-want=$(grep -c '^	\[SIW_STAT_[A-Z0-9_]*\] = { .name = ' "$SIW_DIR/siw/stats.c")
+# As many as siw/stats.h names (its lists' X(ID, "name") lines).
+want=$(grep -cE '^	X\([A-Z0-9_]+,[[:space:]]+"[a-z0-9_]+"\)' "$SIW_DIR/siw/stats.h")
 n=$(stats siw_a | wc -l)
 if [ "$n" = "$want" ] && [ "$want" -gt 0 ]; then
-	ok "rdma -j statistic gives all $want counters siw/stats.c names"
+	ok "rdma -j statistic gives all $want counters siw/stats.h names"
 else
-	fail "rdma -j statistic gives all ${want:-?} counters siw/stats.c names" "$n: $(stats siw_a | tr '\n' ' ')"
+	fail "rdma -j statistic gives all ${want:-?} counters siw/stats.h names" "$n: $(stats siw_a | tr '\n' ' ')"
 fi
 
 # 1. rping: 10 iterations of 4 KiB. Its client sends twice per
