@@ -29,6 +29,7 @@
 set -uo pipefail
 
 . "$(dirname "$0")/prepare.sh"
+. "$(dirname "$0")/lib/ktap.sh"
 tests=${T:-}
 
 results=$top/build/results-$kver
@@ -146,9 +147,15 @@ if [ $walk = 1 ]; then
 		fi
 	else
 		echo "== the walk-through's excerpts against this run"
-		python3 selftests/walkthrough.py "build/vm/test-$abi" --check \
-			> "$results/walkthrough.tap"
-		rc=$?
+		{
+			ktap_header
+			python3 selftests/walkthrough.py "build/vm/test-$abi" \
+				--check | ktap_verdicts
+			rc=${PIPESTATUS[0]}
+		} > "$results/walkthrough.tap"
+		# The cases were counted in the pipe's subshell: count them here.
+		echo "1..$(grep -Ec '^(not )?ok ' "$results/walkthrough.tap")" \
+			>> "$results/walkthrough.tap"
 		# A checker that crashed has checked nothing.
 		if [ $rc != 0 ] && ! grep -q '^not ok' "$results/walkthrough.tap"; then
 			echo "not ok 1 walkthrough (host): walkthrough.py failed (exit $rc)" >> "$results/walkthrough.tap"

@@ -10,7 +10,10 @@ Documentation/protocol.rst and debugging.rst show. Each one there is the
 literal block that follows a comment line ".. walkthrough: NAME".
 
 --write  rewrites those blocks (make walkthrough);
---check  prints TAP: the run has every line the excerpts need, and each
+--check  prints verdicts, one a line ("pass<TAB>DESC", "fail<TAB>DESC" and
+         indented details), that check.sh prints as KTAP cases with
+         selftests/lib/ktap.sh's ktap_verdicts: the run has every line the
+         excerpts need, and each
          block of protocol.rst reads the same as the fresh excerpt in all
          but what changes from run to run: STags, tagged offsets and other
          memory addresses, CRCs (they cover both), the client's TCP port,
@@ -366,22 +369,20 @@ def main():
 
     n = failed = 0
 
+    # A verdict a line, for ktap_verdicts (selftests/lib/ktap.sh), which
+    # check.sh prints the KTAP cases with.
     def tap(good, desc, detail=''):
         nonlocal n, failed
         n += 1
         failed += not good
-        print('%s %d - walkthrough (host): %s' % ('ok' if good else 'not ok',
-                                                   n, desc))
+        print('%s\twalkthrough (host): %s' % ('pass' if good else 'fail',
+                                               desc))
         for d in (detail.splitlines() if not good else []):
-            print('#     ' + d)
+            print('  ' + d)
 
     def done():
-        if o.check:
-            print('1..%d' % n)
         return 1 if failed else 0
 
-    if o.check:
-        print('TAP version 13')
     need = [pcap, trace] + [os.path.join(o.dir, v[0]) for v in DEBUG.values()]
     for f in need:
         if not os.path.isfile(f):

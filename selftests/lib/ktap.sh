@@ -105,3 +105,33 @@ ktap_status_text() {
 		echo "exit status $1"
 	fi
 }
+
+# ktap_verdicts: cases that a checker in another language (the Python
+# ones under selftests/) decided, read from standard input one a line,
+# printed as KTAP cases here: "pass<TAB>DESC", "fail<TAB>DESC", then
+# its details each on a line of their own starting with two spaces, and
+# "skip<TAB>DESC<TAB>REASON". Lines starting with "#" pass through as
+# diagnostics; anything else is a diagnostic too.
+ktap_verdicts() {
+	local line verdict desc reason
+	while IFS= read -r line; do
+		case $line in
+		pass$'\t'*)
+			ktap_pass "${line#pass$'\t'}" ;;
+		fail$'\t'*)
+			ktap_fail "${line#fail$'\t'}" ;;
+		skip$'\t'*)
+			line=${line#skip$'\t'}
+			desc=${line%%$'\t'*}
+			reason=${line#*$'\t'}
+			[ "$reason" = "$line" ] && reason="not run"
+			ktap_skip "$desc" "$reason" ;;
+		'  '*)
+			printf '#   %s\n' "${line#  }" ;;
+		'#'*)
+			printf '%s\n' "$line" ;;
+		*)
+			printf '# %s\n' "$line" ;;
+		esac
+	done
+}

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 """blktests-tap.py [-x EXPECT] RESULTS LOG [BLKTESTS WHAT...]
 
-Turns the output of blktests' ./check (read from LOG) into TAP: a test
-that passed is "ok", one that failed is "not ok" with the end of its
-.out.bad difference and .full log (under RESULTS, blktests' results
-directory) as comments, and one blktests did not run is a comment with
+Turns the output of blktests' ./check (read from LOG) into verdicts, one
+a line, that ktap_verdicts (selftests/lib/ktap.sh) prints as KTAP cases:
+a test that passed is "pass<TAB>NAME", one that failed "fail<TAB>NAME"
+with the end of its .out.bad difference and .full log (under RESULTS,
+blktests' results directory) as indented details, and one blktests did not run is a comment with
 each reason blktests gave, "# not run: nvme/068 (...): reason", not a
 case. The last line sums up: "# blktests: P passed, F failed, N not run".
 Exit status 0 when nothing failed and at least one test passed.
@@ -17,7 +18,7 @@ run with the group's reasons; a device test (one that defines
 test_device(), run only on the devices of TEST_DEVS, of which the guest
 has none) that blktests passed over without a word is listed as not run
 with that reason; and any other test with no line at all (./check
-stopped before it) is "not ok".
+stopped before it) fails.
 
 With -x EXPECT (blktests-expect.txt), a failed test that EXPECT lists for
 the running kernel's series is "not applicable", shown with EXPECT's
@@ -131,11 +132,11 @@ def main():
         seen.add(test)
         if status == "passed" and test in expect:
             failed += 1
-            print(f"not ok - {name}: passed, but blktests-expect.txt says it "
+            print(f"fail\t{name}: passed, but blktests-expect.txt says it "
                   f"cannot on this kernel ({expect[test]}): update the list")
         elif status == "passed":
             passed += 1
-            print(f"ok - {name}")
+            print(f"pass\t{name}")
         elif status == "failed" and test in expect:
             na += 1
             print(f"# not applicable: {name} (failed): {expect[test]}")
@@ -144,9 +145,9 @@ def main():
             print(f"# not run: {name}: {reasons or '(no reason given)'}")
         else:
             failed += 1
-            print(f"not ok - {name}")
+            print(f"fail\t{name}")
             for line in details(results, test):
-                print("    " + line)
+                print("  " + line)
     for t in want:
         if t in seen:
             continue
@@ -157,7 +158,7 @@ def main():
                   f"NVMe drive), and this guest has none")
             continue
         failed += 1
-        print(f"not ok - {t}: asked for, but blktests printed no result "
+        print(f"fail\t{t}: asked for, but blktests printed no result "
               f"for it (./check stopped before it?)")
     print(f"# blktests: {passed} passed, {failed} failed, {na} not applicable, "
           f"{notrun} not run")

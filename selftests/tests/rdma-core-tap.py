@@ -3,15 +3,17 @@
 """rdma-core-tap.py EXPECT LOG
 
 Turns the verbose output of rdma-core's tests/run_tests.py (unittest's
-"test_x (module.Class.test_x) ... ok" lines, read from LOG) into TAP:
+"test_x (module.Class.test_x) ... ok" lines, read from LOG) into verdicts,
+one a line, that ktap_verdicts (selftests/lib/ktap.sh) prints as KTAP
+cases:
 
-  - a test that passed is "ok";
-  - a test that failed or raised is "not ok", with unittest's report for
-    it as comments; unless EXPECT lists it, with the reason it cannot
+  - a test that passed is "pass<TAB>ID";
+  - a test that failed or raised is "fail<TAB>ID", with unittest's report
+    for it as indented details; unless EXPECT lists it, with the reason it cannot
     pass on an iWARP device: then it is a comment line, "# not
     applicable", and not a case (it neither passes nor fails);
-  - a test EXPECT lists that passed after all is "not ok": the list is
-    stale and must lose it;
+  - a test EXPECT lists that passed after all fails: the list is stale
+    and must lose it;
   - a skipped test is a comment, "# not run: ID: REASON", not a case.
 
 EXPECT has one test per line, "module.Class.test  reason", and # comments.
@@ -120,11 +122,11 @@ def main():
         if verdict == "ok":
             if ident in expect:
                 failed += 1
-                print(f"not ok - {ident}: passes, but the list of tests "
+                print(f"fail\t{ident}: passes, but the list of tests "
                       f"that cannot pass on iWARP has it ({expect[ident]})")
             else:
                 passed += 1
-                print(f"ok - {ident}")
+                print(f"pass\t{ident}")
         elif verdict == "skip":
             skipped += 1
             print(f"# not run: {ident}: {detail}")
@@ -133,9 +135,9 @@ def main():
             print(f"# not applicable: {ident} ({verdict}): {expect[ident]}")
         else:
             failed += 1
-            print(f"not ok - {ident} ({verdict}{': ' + detail if detail else ''})")
+            print(f"fail\t{ident} ({verdict}{': ' + detail if detail else ''})")
             for line in why.get(ident, "").splitlines()[-15:]:
-                print("    " + line)
+                print("  " + line)
     print(f"# rdma-core: {passed} passed, {failed} failed, "
           f"{na} not applicable, {skipped} not run")
     return 0 if failed == 0 and passed > 0 else 1
