@@ -158,6 +158,8 @@ int main(int argc, char **argv)
 	nnames = argc - optind;
 	/* siw may close a connection while the attacker still writes. */
 	signal(SIGPIPE, SIG_IGN);
+	/* Every mode's way back from the attacker's namespace. */
+	ns_remember_home();
 	if (victim_port) {
 		int conn = 0;
 
@@ -183,7 +185,6 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	ns_remember_home();
 	ktap_header();
 	/* -w: the zero-window case alone. */
 	if (zero_window) {
