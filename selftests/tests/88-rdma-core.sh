@@ -61,10 +61,11 @@ echo "+ python3 $work/tests/run_tests.py --dev siw0 -v"
 rc=$?
 cp "$log" "$SIW_OUT/rdma-core-tests.log" 2>/dev/null
 echo "# run_tests.py: $(ktap_status_text "$rc"); $(grep -E '^Ran [0-9]+ tests' "$log")"
+# rdma_core_cases LOG (an argument: subtest has a local of that name)
 rdma_core_cases() {
-	python3 "$here/rdma-core-tap.py" "$here/rdma-core-expect.txt" "$log" |
+	python3 "$here/rdma-core-tap.py" "$here/rdma-core-expect.txt" "$1" |
 		ktap_verdicts
 	return "${PIPESTATUS[0]}"
 }
 subtest "rdma-core's tests over siw0: every test that applies to iWARP passes" \
-	rdma_core_cases
+	rdma_core_cases "$log"

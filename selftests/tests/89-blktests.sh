@@ -165,9 +165,11 @@ rc=$?
 cp "$log" "$SIW_OUT/blktests.log" 2>/dev/null
 tar -czf "$SIW_OUT/blktests-results.tar.gz" -C "$fs/blktests" results 2>/dev/null
 echo "# ./check: $(ktap_status_text "$rc")"
+# blktests_cases LOG (an argument: subtest has a local of that name)
 blktests_cases() {
 	python3 "$here/blktests-tap.py" -x "$here/blktests-expect.txt" \
-		"$fs/blktests/results" "$log" "$fs/blktests" $what | ktap_verdicts
+		"$fs/blktests/results" "$1" "$fs/blktests" $what | ktap_verdicts
 	return "${PIPESTATUS[0]}"
 }
-subtest "blktests $what over siw: every test that runs passes" blktests_cases
+subtest "blktests $what over siw: every test that runs passes" \
+	blktests_cases "$log"
