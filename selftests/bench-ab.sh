@@ -18,8 +18,12 @@ mkdir -p "$ab"
 git -C "$top" worktree prune
 git -C "$top" worktree add -q --detach "$wt" "$rev" || exit 1
 echo "== building siw.ko of ${rev:0:12} for $abi"
-make -s -C "$wt" modules KDIR="$top/build/kernels/$abi/root/usr/src/linux-headers-$abi" ||
-	{ git -C "$top" worktree remove --force "$wt"; exit 1; }
+# As prepare built the new one: in the release's tree when there is one.
+if [ -n "$croot" ]; then
+	in_tree "$croot" make -s -C "$wt" modules KDIR="$kdir"
+else
+	make -s -C "$wt" modules KDIR="$kdir"
+fi || { git -C "$top" worktree remove --force "$wt"; exit 1; }
 cp "$wt/siw/siw.ko" "$ab/siw-base.ko" && cp "$top/siw/siw.ko" "$ab/siw-new.ko" || exit 1
 git -C "$top" worktree remove --force "$wt"
 echo "${rev:0:12}" > "$ab/base-rev"
