@@ -98,8 +98,13 @@ export WIRESHARK_CONFIG_DIR=$cfg
 # different CPUs' backlogs; seen on the debug kernel): TCP sorts them out,
 # and so must tshark, or it loses the FPDU boundaries for the rest of the
 # connection.
+#
+# MPA is found by a heuristic, and tshark tries a dissector registered for
+# a TCP port first: a connection whose ephemeral port happens to be one
+# (48898 is Beckhoff's ADS/AMS, seen on trixie) was read as that
+# protocol, and its Terminate was "missing". Heuristics go first here.
 ts=(tshark -n --disable-protocol rpcordma --disable-protocol smb_direct
-    -o tcp.reassemble_out_of_order:TRUE)
+    -o tcp.reassemble_out_of_order:TRUE -o tcp.try_heuristic_first:TRUE)
 
 # field FILTER FIELD: FIELD of each frame of $pcap that matches the
 # display filter, one a line; fails when tshark does.
