@@ -48,7 +48,7 @@ kverbs:
 check:
 	KVER=$(KVER) DEBUG=$(DEBUG) T="$(T)" INTEROP=$(INTEROP) selftests/check.sh
 
-# Every target's whole suite (about 35 minutes each without KVM); for
+# Every target's whole suite (about 65 to 70 minutes each without KVM); for
 # trixie's PREEMPT_RT kernel the parts that test what RT changes.
 TARGETS ?= 6.1 6.12 sid 6.12-rt=traffic,hostile,faults,kverbs
 check-all:

@@ -5,8 +5,8 @@ boot (RAWDIR/bench-perf.tsv from selftests/bench/perf.sh, and
 RAWDIR/bench-nvme.md, bench-twovm.md and bench-profile.md when those
 benchmarks ran too) into OUTDIR/results.md
 and OUTDIR/bandwidth.png (gnuplot). Every siw figure is given as a ratio to
-raw TCP and to rdma_rxe from the same boot, and the targets of issue 6 are
-checked. Exits 1 when the raw figures are missing or malformed."""
+raw TCP and to rdma_rxe from the same boot, and the targets
+(Documentation/performance.rst, "The targets") are checked. Exits 1 when the raw figures are missing or malformed."""
 import os
 import statistics
 import subprocess

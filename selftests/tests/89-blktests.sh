@@ -153,7 +153,7 @@ check "udevd runs for the srp group's multipath links" test -n "$udevd"
 
 # Lists reach the guest with commas for spaces (run.sh).
 # Without either, CI's subset: the whole groups take longer than CI has
-# (nvme alone about 25 minutes under emulation); see testing.rst.
+# (about 55 minutes under emulation); see testing.rst.
 ci_subset="nvme/003 nvme/004 nvme/006 nvme/008 srp/001"
 what=${BLKTESTS_TESTS:-${BLKTESTS_GROUPS:-$ci_subset}}
 what=${what//,/ }

@@ -294,7 +294,7 @@ echo "run.sh: whole-boot limit ${timeout_s}s" >&2
 # without it after SIW_BOOT_LIMIT seconds (300, times the timeout scale)
 # are booted once more. So are guests whose emulator died of a signal
 # before they all booted: QEMU 7.2's TCG has segfaulted once while a
-# second guest probed its PCI devices (CI, stop 25), before siw was
+# second guest probed its PCI devices (in a CI run), before siw was
 # loaded anywhere. A crash after boot is never retried: it fails.
 boot_limit=$((${SIW_BOOT_LIMIT:-300} * scale))
 # Two guests (twovm, interop) each have their own output directory.
