@@ -44,8 +44,8 @@ bw() {
 	n=$((mib * 1048576 / size))
 	[ $n -le 8000 ] || n=8000
 	for attempt in 1 2; do
-		out=$(client_server "$tool" -R -F -s "$size" -n $n -p $port "$@" --output=bandwidth -- \
-			"$tool" -R -F -s "$size" -n $n -p $port "$@" --output=bandwidth "$a") || return 1
+		out=$(client_server "$tool" $PERFTEST -s "$size" -n $n -p $port "$@" --output=bandwidth -- \
+			"$tool" $PERFTEST -s "$size" -n $n -p $port "$@" --output=bandwidth "$a") || return 1
 		v=$(echo "$out" | awk 'NF == 1 && $1 ~ /^[0-9.]+$/ && $1 > 0 { v = $1 } END { print v }')
 		[ -z "$v" ] || break
 		echo "bench ab: $tool -s $size $*: attempt $attempt printed no positive bandwidth:" >&2
@@ -58,8 +58,8 @@ bw() {
 lat() {
 	local v a
 	a=$(addr "$topo" siw)
-	v=$(client_server "$1" -R -F -s 8 -n "$lat_iters" -p $port --output=latency -- \
-		"$1" -R -F -s 8 -n "$lat_iters" -p $port --output=latency "$a") || return 1
+	v=$(client_server "$1" $PERFTEST -s 8 -n "$lat_iters" -p $port --output=latency -- \
+		"$1" $PERFTEST -s 8 -n "$lat_iters" -p $port --output=latency "$a") || return 1
 	echo "$v" | awk 'NF == 1 && $1 ~ /^[0-9.]+$/ { v = $1 } END { print v }'
 }
 

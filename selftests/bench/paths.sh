@@ -11,6 +11,7 @@
 #           bsiw0 192.0.2.70 (siw and TCP), brxe0 192.0.2.71 (rxe)
 # (rdma_rxe of 6.1 does not work across namespaces: rxe_veth=0 then.)
 # A function's path is $topo (veth or lo); port the TCP/rdma_cm port.
+. "$SIW_DIR/selftests/lib/perftest.sh"
 NS1=bench-a NS2=bench-b
 tcpb=$SIW_DIR/userspace/tcp_bench
 cmb=$SIW_DIR/userspace/cm_bench

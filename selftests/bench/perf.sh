@@ -83,8 +83,8 @@ perftest_bw() {
 	# siw's transfer, is then in doubt: its data is not checked here).
 	for attempt in 1 2; do
 		t0=$(kernel_ticks)
-		out=$(client_server "$1" -R -F -s "$2" -q "$3" -n $n -p $port --output=bandwidth -- \
-			"$1" -R -F -s "$2" -q "$3" -n $n -p $port --output=bandwidth "$a") ||
+		out=$(client_server "$1" $PERFTEST -s "$2" -q "$3" -n $n -p $port --output=bandwidth -- \
+			"$1" $PERFTEST -s "$2" -q "$3" -n $n -p $port --output=bandwidth "$a") ||
 			return 1
 		t1=$(kernel_ticks)
 		v=$(echo "$out" | awk 'NF == 1 && $1 ~ /^[0-9.]+$/ { v = $1 } END { print v }')
@@ -106,8 +106,8 @@ perftest_setup() {
 	local a t0 t1
 	a=$(addr "$topo" "$t")
 	t0=$(kernel_ticks)
-	client_server ib_write_bw -R -F -s 8 -n 5 -p $port --output=bandwidth -- \
-		ib_write_bw -R -F -s 8 -n 5 -p $port --output=bandwidth "$a" \
+	client_server ib_write_bw $PERFTEST -s 8 -n 5 -p $port --output=bandwidth -- \
+		ib_write_bw $PERFTEST -s 8 -n 5 -p $port --output=bandwidth "$a" \
 		>/dev/null || return 1
 	t1=$(kernel_ticks)
 	record setup 0 1 1 run $((t1 - t0)) 0
@@ -116,8 +116,8 @@ perftest_setup() {
 perftest_lat() { # TOOL
 	local a v
 	a=$(addr "$topo" "$t")
-	v=$(client_server "$1" -R -F -s 8 -n "$lat_iters" -p $port --output=latency -- \
-		"$1" -R -F -s 8 -n "$lat_iters" -p $port --output=latency "$a") ||
+	v=$(client_server "$1" $PERFTEST -s 8 -n "$lat_iters" -p $port --output=latency -- \
+		"$1" $PERFTEST -s 8 -n "$lat_iters" -p $port --output=latency "$a") ||
 		return 1
 	v=$(echo "$v" | awk 'NF == 1 && $1 ~ /^[0-9.]+$/ { v = $1 } END { print v }')
 	[ -n "$v" ] || { echo "bench perf: $1 printed no latency" >&2; return 1; }
@@ -163,8 +163,8 @@ perftest_cpu() { # TOOL SIZE: perftest in its duration mode
 	local a
 	a=$(addr "$topo" "$t")
 	cpu_window "${1#ib_}" "$2" client_server \
-		"$1" -R -F -s "$2" -D "$cpu_secs" -p $port --output=bandwidth -- \
-		"$1" -R -F -s "$2" -D "$cpu_secs" -p $port --output=bandwidth "$a"
+		"$1" $PERFTEST -s "$2" -D "$cpu_secs" -p $port --output=bandwidth -- \
+		"$1" $PERFTEST -s "$2" -D "$cpu_secs" -p $port --output=bandwidth "$a"
 }
 
 tcp_cpu() { # SIZE: a TCP stream of that many seconds

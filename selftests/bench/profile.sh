@@ -42,9 +42,9 @@ profile() {
 		res=$(echo "$res" | sed -n 's/.*mibps=\([0-9.]*\).*/\1 MiB\/s/p')
 		[ -n "$res" ] || { echo "bench profile: $name printed no figure" >&2; return 1; }
 	else
-		res=$(client_server "$tool" -R -F -D "$secs" -p $port "$@" -- \
+		res=$(client_server "$tool" $PERFTEST -D "$secs" -p $port "$@" -- \
 			perf record $perf_opts -o "$data" -- \
-			"$tool" -R -F -D "$secs" -p $port "$@" "$a") || return 1
+			"$tool" $PERFTEST -D "$secs" -p $port "$@" "$a") || return 1
 		res=$(echo "$res" |
 			awk 'NF == 1 && $1 ~ /^[0-9.]+$/ { v = $1 } END { print v }')
 		[ -n "$res" ] || { echo "bench profile: $name printed no figure" >&2; return 1; }

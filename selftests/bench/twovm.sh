@@ -25,6 +25,7 @@ share=$SIW_SHARE
 out=$SIW_OUT
 tsv=$out/bench-twovm.tsv
 md=$out/bench-twovm.md
+. "$SIW_DIR/selftests/lib/perftest.sh"
 tcpb=$SIW_DIR/userspace/tcp_bench
 srv=192.0.2.11
 port=18515
@@ -119,15 +120,15 @@ siw_runs() {
 		for sz in 4096 65536; do
 			n=$((secs * mib_per_sec * 1048576 / sz))
 			[ $n -le $((secs * 1000)) ] || n=$((secs * 1000))
-			v=$(run $tool -R -F -s $sz -n $n -p $port --output=bandwidth -- \
-				$tool -R -F -s $sz -n $n -p $port --output=bandwidth $srv |
+			v=$(run $tool $PERFTEST -s $sz -n $n -p $port --output=bandwidth -- \
+				$tool $PERFTEST -s $sz -n $n -p $port --output=bandwidth $srv |
 				last_number)
 			record siw "${tool#ib_}" $sz "$v" MiB/s
 		done
 	done
 	for tool in ib_write_lat ib_read_lat; do
-		v=$(run $tool -R -F -s 8 -n 2000 -p $port --output=latency -- \
-			$tool -R -F -s 8 -n 2000 -p $port --output=latency $srv | last_number)
+		v=$(run $tool $PERFTEST -s 8 -n 2000 -p $port --output=latency -- \
+			$tool $PERFTEST -s 8 -n 2000 -p $port --output=latency $srv | last_number)
 		record siw "${tool#ib_}" 8 "$v" us
 	done
 }
@@ -141,8 +142,8 @@ siw_zc_runs() {
 	echo 65536 > $zc_knob
 	for tool in ib_write_bw ib_send_bw; do
 		n=$((secs * mib_per_sec * 1048576 / 65536))
-		v=$(run $tool -R -F -s 65536 -n $n -p $port --output=bandwidth -- \
-			$tool -R -F -s 65536 -n $n -p $port --output=bandwidth $srv |
+		v=$(run $tool $PERFTEST -s 65536 -n $n -p $port --output=bandwidth -- \
+			$tool $PERFTEST -s 65536 -n $n -p $port --output=bandwidth $srv |
 			last_number)
 		record siw-zc "${tool#ib_}" 65536 "$v" MiB/s
 	done

@@ -25,6 +25,7 @@
 SIW_DIR=${SIW_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/ktap.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/rdma-qp.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/perftest.sh"
 NS1=siw-a-$$
 NS2=siw-b-$$
 IF1=veth-a
@@ -307,15 +308,6 @@ load_siw() {
 unload_siw() {
 	! lsmod | grep -q '^siw ' || modprobe -r siw
 }
-
-# perftest over rdma_cm (-R). -F: perftest measures the CPU's clock rate
-# for its report, and where the samples scatter (an emulated guest on a
-# loaded host) it gives up with exit status 1 after a transfer that
-# succeeded ("Correlation coefficient r^2 < 0.9", then "Can't produce a
-# report"); with -F it reports anyway. A case checks the transfer's
-# outcome, every completion successful, which perftest's exit status
-# says.
-PERFTEST="-R -F"
 
 # client_server NAME TIMEOUT "SERVER CMD" "CLIENT CMD" [SERVER_NS CLIENT_NS]
 # Runs a server, waits until it listens, runs the client against it; the

@@ -80,7 +80,7 @@ expected_fail() {
 		}' "$expect"
 }
 
-# perftest's options (PERFTEST: lib.sh says why -F).
+# perftest's options (PERFTEST: selftests/lib/perftest.sh says why -F).
 pt="$PERFTEST -s 65536 -n 200"
 
 # upstream_left_unread NAME: pair NAME, upstream serving, ran into its
