@@ -11,49 +11,53 @@
 
 #include "hostile.h"
 
-static size_t c_bad_crc(const struct target *t, unsigned char *out)
+/*
+ * An RDMA Write of 64 bytes of FILL at (stag, to), its CRC spoiled when
+ * bad_crc: the frames of the placement checks differ only there.
+ */
+static size_t write_at(const struct target *t, unsigned char *out,
+		       uint32_t stag, uint64_t to, unsigned char fill,
+		       int bad_crc)
 {
 	struct siw_hdr h = { .opcode = SIW_RDMAP_WRITE, .last = true,
-			     .stag = t->rkey, .to = t->addr };
-	unsigned char data[64] = { 1 };
+			     .stag = stag, .to = to };
+	unsigned char data[64] = { fill };
 
-	return fpdu(t, &h, data, sizeof(data), out, 1);
+	return fpdu(t, &h, data, sizeof(data), out, bad_crc);
+}
+
+/* The frame's CRC again, after a header field was patched in place. */
+static void recrc(const struct target *t, unsigned char *out, size_t n)
+{
+	if (t->crc)
+		siw_mpa_crc_put(out + n - SIW_MPA_CRC_LEN,
+				siw_fpdu_crc(out, n - SIW_MPA_CRC_LEN, NULL,
+					     0, 0));
+}
+
+static size_t c_bad_crc(const struct target *t, unsigned char *out)
+{
+	return write_at(t, out, t->rkey, t->addr, 1, 1);
 }
 
 static size_t c_write_bad_stag(const struct target *t, unsigned char *out)
 {
-	struct siw_hdr h = { .opcode = SIW_RDMAP_WRITE, .last = true,
-			     .stag = t->rkey ^ 0xffffff00, .to = t->addr };
-	unsigned char data[64] = { 2 };
-
-	return fpdu(t, &h, data, sizeof(data), out, 0);
+	return write_at(t, out, t->rkey ^ 0xffffff00, t->addr, 2, 0);
 }
 
 static size_t c_write_past_end(const struct target *t, unsigned char *out)
 {
-	struct siw_hdr h = { .opcode = SIW_RDMAP_WRITE, .last = true,
-			     .stag = t->rkey, .to = t->addr + REGION - 32 };
-	unsigned char data[64] = { 3 };
-
-	return fpdu(t, &h, data, sizeof(data), out, 0);
+	return write_at(t, out, t->rkey, t->addr + REGION - 32, 3, 0);
 }
 
 static size_t c_write_before_start(const struct target *t, unsigned char *out)
 {
-	struct siw_hdr h = { .opcode = SIW_RDMAP_WRITE, .last = true,
-			     .stag = t->rkey, .to = t->addr - 16 };
-	unsigned char data[64] = { 4 };
-
-	return fpdu(t, &h, data, sizeof(data), out, 0);
+	return write_at(t, out, t->rkey, t->addr - 16, 4, 0);
 }
 
 static size_t c_write_wrap(const struct target *t, unsigned char *out)
 {
-	struct siw_hdr h = { .opcode = SIW_RDMAP_WRITE, .last = true,
-			     .stag = t->rkey, .to = ~0ULL - 15 };
-	unsigned char data[64] = { 5 };
-
-	return fpdu(t, &h, data, sizeof(data), out, 0);
+	return write_at(t, out, t->rkey, ~0ULL - 15, 5, 0);
 }
 
 static size_t c_read_past_end(const struct target *t, unsigned char *out)
@@ -85,15 +89,7 @@ static size_t c_wrong_qn(const struct target *t, unsigned char *out)
 
 	/* QN lives at bytes 6..9 of the untagged header, after the length. */
 	siw_put_be32(out + SIW_MPA_LEN_LEN + 6, 7);
-	if (t->crc) {
-		struct siw_frag f = { data, sizeof(data) };
-		uint32_t hl = SIW_UNTAGGED_HDR_LEN;
-		uint32_t pad = siw_mpa_pad(hl + sizeof(data));
-
-		siw_mpa_crc_put(out + n - SIW_MPA_CRC_LEN,
-				siw_fpdu_crc(out, SIW_MPA_LEN_LEN + hl, &f, 1,
-					     pad));
-	}
+	recrc(t, out, n);
 	return n;
 }
 
@@ -184,14 +180,7 @@ static size_t patched(const struct target *t, unsigned char *out,
 	size_t n = fpdu(t, &h, data, sizeof(data), out, 0);
 
 	out[SIW_MPA_LEN_LEN + byte] = (out[SIW_MPA_LEN_LEN + byte] & and) | or;
-	if (t->crc) {
-		struct siw_frag f = { data, sizeof(data) };
-		uint32_t hl = SIW_TAGGED_HDR_LEN;
-
-		siw_mpa_crc_put(out + n - SIW_MPA_CRC_LEN,
-				siw_fpdu_crc(out, SIW_MPA_LEN_LEN + hl, &f, 1,
-					     siw_mpa_pad(hl + sizeof(data))));
-	}
+	recrc(t, out, n);
 	return n;
 }
 
@@ -244,11 +233,7 @@ static size_t c_atomic_resp_unasked(const struct target *t,
 
 static size_t c_write_stale_stag(const struct target *t, unsigned char *out)
 {
-	struct siw_hdr h = { .opcode = SIW_RDMAP_WRITE, .last = true,
-			     .stag = t->stale_rkey, .to = t->addr };
-	unsigned char data[64] = { 11 };
-
-	return fpdu(t, &h, data, sizeof(data), out, 0);
+	return write_at(t, out, t->stale_rkey, t->addr, 11, 0);
 }
 
 /* A valid Write of DATA_LEN bytes at offset 256 of the region. */
