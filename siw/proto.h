@@ -478,8 +478,14 @@ struct siw_op_info {
 	u8 exact;	/* the header is the whole segment: no payload */
 };
 
+/* The table, one row per opcode (rdmap.c); read it through siw_op_info. */
+extern const struct siw_op_info siw_op_table[SIW_RDMAP_NUM];
+
 /* NULL for an opcode we do not know (0xc-0xf). */
-const struct siw_op_info *siw_op_info(u8 opcode);
+static inline const struct siw_op_info *siw_op_info(u8 opcode)
+{
+	return opcode < SIW_RDMAP_NUM ? &siw_op_table[opcode] : NULL;
+}
 /* The enum's name ("READ_REQ"); "RESERVED" for 0xc-0xf. */
 const char *siw_op_name(u8 opcode);
 

@@ -14,6 +14,7 @@
 #include "queue.h"
 #include "proto.h"
 #include "rx_decide.h"
+#include "wr_ops.h"
 
 struct siw_cep;
 struct siw_mem;
@@ -30,17 +31,6 @@ struct siw_mem;
 	X(SQD)			\
 	X(SQE)			\
 	XL(ERR)
-
-/*
- * Kernel-internal work request opcodes, after the ABI's: a user QP's
- * element naming one fails (tx.c). RDMA Write with immediate (RFC 7306),
- * and the receive completion it causes at the target.
- */
-enum siw_kopcode {
-	SIW_OP_WRITE_WITH_IMM = SIW_NUM_OPCODES,
-	SIW_OP_RECV_RDMA_IMM,
-	SIW_NUM_KOPCODES
-};
 
 /*
  * What the ABI's send queue element has no room for, per slot of a

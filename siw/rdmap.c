@@ -5,7 +5,7 @@
  */
 #include "proto.h"
 
-static const struct siw_op_info op_table[SIW_RDMAP_NUM] = {
+const struct siw_op_info siw_op_table[SIW_RDMAP_NUM] = {
 	[SIW_RDMAP_WRITE] = {
 		.kind = SIW_MSG_WRITE, .tagged = 1,
 		.hdr_len = SIW_TAGGED_HDR_LEN,
@@ -63,13 +63,6 @@ static const struct siw_op_info op_table[SIW_RDMAP_NUM] = {
 static const char *const op_names[SIW_RDMAP_NUM] = {
 	SIW_RDMAP_OPCODES(SIW_RDMAP_NAME, SIW_RDMAP_NAME)
 };
-
-const struct siw_op_info *siw_op_info(u8 opcode)
-{
-	if (opcode >= SIW_RDMAP_NUM)
-		return NULL;
-	return &op_table[opcode];
-}
 
 const char *siw_op_name(u8 opcode)
 {

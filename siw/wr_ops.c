@@ -11,7 +11,7 @@
 
 #define EXT	(SIW_WR_POSTED | SIW_WR_EXT | SIW_WR_KERNEL)
 
-static const struct siw_wr_op wr_ops[SIW_NUM_KOPCODES] = {
+const struct siw_wr_op siw_wr_ops[SIW_NUM_KOPCODES] = {
 	[SIW_OP_WRITE] = {
 		.kind = SIW_WR_WRITE, .ib_wr = IB_WR_RDMA_WRITE,
 		.ib_wc = IB_WC_RDMA_WRITE,
@@ -70,17 +70,15 @@ static const struct siw_wr_op wr_ops[SIW_NUM_KOPCODES] = {
 	[SIW_OP_READ_RESPONSE] = { .ib_wc = IB_WC_RDMA_READ },
 };
 
-const struct siw_wr_op *siw_wr_op(u8 opcode)
-{
-	return opcode < ARRAY_SIZE(wr_ops) ? &wr_ops[opcode] : NULL;
-}
-
 int siw_wr_opcode_of(enum ib_wr_opcode ib_wr)
 {
 	u8 i;
 
-	for (i = 0; i < ARRAY_SIZE(wr_ops); i++)
-		if ((wr_ops[i].flags & SIW_WR_POSTED) && wr_ops[i].ib_wr == ib_wr)
+	for (i = 0; i < ARRAY_SIZE(siw_wr_ops); i++) {
+		const struct siw_wr_op *op = &siw_wr_ops[i];
+
+		if ((op->flags & SIW_WR_POSTED) && op->ib_wr == ib_wr)
 			return i;
+	}
 	return -EINVAL;
 }

@@ -10,6 +10,7 @@
 
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/siw-abi.h>
 
 /*
  * Every opcode once, X(NAME) for SIW_OP_NAME, XL() for the last (a
@@ -31,6 +32,17 @@
 	X(REG_MR)		\
 	X(WRITE_WITH_IMM)	\
 	XL(RECV_RDMA_IMM)
+
+/*
+ * Kernel-internal work request opcodes, after the ABI's: a user QP's
+ * element naming one fails (tx.c). RDMA Write with immediate (RFC 7306),
+ * and the receive completion it causes at the target.
+ */
+enum siw_kopcode {
+	SIW_OP_WRITE_WITH_IMM = SIW_NUM_OPCODES,
+	SIW_OP_RECV_RDMA_IMM,
+	SIW_NUM_KOPCODES
+};
 
 /* What a send queue element does when the transmitter starts it. */
 enum siw_wr_kind {
@@ -60,8 +72,15 @@ struct siw_wr_op {
 	u8 max_sge;	/* a Read's sink SGEs at most (0: qp->max_send_sge) */
 };
 
+/* The table, one row per opcode (wr_ops.c); read it through siw_wr_op. */
+extern const struct siw_wr_op siw_wr_ops[SIW_NUM_KOPCODES];
+
 /* The opcode's entry; NULL for a number no table row has. */
-const struct siw_wr_op *siw_wr_op(u8 opcode);
+static inline const struct siw_wr_op *siw_wr_op(u8 opcode)
+{
+	return opcode < SIW_NUM_KOPCODES ? &siw_wr_ops[opcode] : NULL;
+}
+
 /* The element opcode a kernel work request posts, or -EINVAL. */
 int siw_wr_opcode_of(enum ib_wr_opcode ib_wr);
 
