@@ -44,7 +44,7 @@ bw() {
 	n=$((mib * 1048576 / size))
 	[ $n -le 8000 ] || n=8000
 	for attempt in 1 2; do
-		out=$(client_server "$tool" $PERFTEST -s "$size" -n $n -p $port "$@" --output=bandwidth -- \
+		out=$(bench_pair "$tool" $PERFTEST -s "$size" -n $n -p $port "$@" --output=bandwidth -- \
 			"$tool" $PERFTEST -s "$size" -n $n -p $port "$@" --output=bandwidth "$a") || return 1
 		v=$(echo "$out" | awk 'NF == 1 && $1 ~ /^[0-9.]+$/ && $1 > 0 { v = $1 } END { print v }')
 		[ -z "$v" ] || break
@@ -58,7 +58,7 @@ bw() {
 lat() {
 	local v a
 	a=$(addr "$topo" siw)
-	v=$(client_server "$1" $PERFTEST -s 8 -n "$lat_iters" -p $port --output=latency -- \
+	v=$(bench_pair "$1" $PERFTEST -s 8 -n "$lat_iters" -p $port --output=latency -- \
 		"$1" $PERFTEST -s 8 -n "$lat_iters" -p $port --output=latency "$a") || return 1
 	echo "$v" | awk 'NF == 1 && $1 ~ /^[0-9.]+$/ { v = $1 } END { print v }'
 }

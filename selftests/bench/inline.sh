@@ -33,7 +33,7 @@ bw() {
 	n=$((mib * 1048576 / $1))
 	[ $n -le 16000 ] || n=16000
 	n=$(perftest_iters $n "$2")
-	v=$(client_server ib_write_bw -R -F -s "$1" -q "$2" -n $n -p $port --output=bandwidth -- \
+	v=$(bench_pair ib_write_bw -R -F -s "$1" -q "$2" -n $n -p $port --output=bandwidth -- \
 		ib_write_bw -R -F -s "$1" -q "$2" -n $n -p $port --output=bandwidth "$(addr "$topo" siw)") ||
 		return 1
 	echo "$v" | awk 'NF == 1 && $1 ~ /^[0-9.]+$/ { v = $1 } END { print v }'

@@ -102,10 +102,11 @@ rdma_works() {
 	return $rc
 }
 
-# client_server SERVER... -- CLIENT...: runs both, prints the client's
-# output; fails when either fails. The client starts once the server
-# listens.
-client_server() {
+# bench_pair SERVER... -- CLIENT...: runs both, prints the client's
+# output (the figure); fails when either fails. The client starts once
+# the server listens. The tests' client_server (lib.sh) is the same pair
+# made a KTAP case; a benchmark wants the output and one retry instead.
+bench_pair() {
 	local srv=() cli=() slog=/tmp/bench-srv.log rc src i
 	while [ "$1" != -- ]; do srv+=("$1"); shift; done
 	shift
@@ -142,7 +143,7 @@ client_server() {
 # connections opened at once, on $topo, $port; prints connections/s.
 cm_connect_rate() {
 	local line
-	line=$(client_server "$cmb" -s -a "$(addr "$topo" "$1")" -p $port -n "$2" -- \
+	line=$(bench_pair "$cmb" -s -a "$(addr "$topo" "$1")" -p $port -n "$2" -- \
 		"$cmb" -c "$(addr "$topo" "$1")" -p $port -n "$2") || return 1
 	echo "$line" | sed -n 's/.*conn_per_s=\([0-9.]*\).*/\1/p'
 }
@@ -152,7 +153,7 @@ cm_connect_rate() {
 # connections/s.
 tcp_connect_rate() {
 	local line
-	line=$(client_server "$tcpb" -s -p $port -- \
+	line=$(bench_pair "$tcpb" -s -p $port -- \
 		"$tcpb" -c "$(addr "$topo" tcp)" -p $port -m connect -n "$1") || return 1
 	echo "$line" | sed -n 's/.*conn_per_s=\([0-9.]*\).*/\1/p'
 }

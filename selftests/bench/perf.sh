@@ -48,7 +48,7 @@ tcp_runs() {
 	a=$(addr "$topo" tcp)
 	for sz in "${bw_sizes[@]}"; do
 		t0=$(kernel_ticks)
-		line=$(client_server "$tcpb" -s -p $port -- \
+		line=$(bench_pair "$tcpb" -s -p $port -- \
 			"$tcpb" -c "$a" -p $port -m stream -l "$sz" -t "$secs") || return 1
 		t1=$(kernel_ticks)
 		v=$(echo "$line" | sed -n 's/.*mibps=\([0-9.]*\).*/\1/p')
@@ -59,7 +59,7 @@ tcp_runs() {
 		tcp_cpu 4096 || return 1
 		tcp_cpu 65536 || return 1
 	fi
-	line=$(client_server "$tcpb" -s -p $port -- \
+	line=$(bench_pair "$tcpb" -s -p $port -- \
 		"$tcpb" -c "$a" -p $port -m rr -l 8 -n "$lat_iters") || return 1
 	record lat 8 1 "$(echo "$line" | sed -n 's/.*lat_us=\([0-9.]*\).*/\1/p')" us 0 0
 	record rtt 8 1 "$(echo "$line" | sed -n 's/.*rtt_us=\([0-9.]*\).*/\1/p')" us 0 0
@@ -83,7 +83,7 @@ perftest_bw() {
 	# siw's transfer, is then in doubt: its data is not checked here).
 	for attempt in 1 2; do
 		t0=$(kernel_ticks)
-		out=$(client_server "$1" $PERFTEST -s "$2" -q "$3" -n $n -p $port --output=bandwidth -- \
+		out=$(bench_pair "$1" $PERFTEST -s "$2" -q "$3" -n $n -p $port --output=bandwidth -- \
 			"$1" $PERFTEST -s "$2" -q "$3" -n $n -p $port --output=bandwidth "$a") ||
 			return 1
 		t1=$(kernel_ticks)
@@ -106,7 +106,7 @@ perftest_setup() {
 	local a t0 t1
 	a=$(addr "$topo" "$t")
 	t0=$(kernel_ticks)
-	client_server ib_write_bw $PERFTEST -s 8 -n 5 -p $port --output=bandwidth -- \
+	bench_pair ib_write_bw $PERFTEST -s 8 -n 5 -p $port --output=bandwidth -- \
 		ib_write_bw $PERFTEST -s 8 -n 5 -p $port --output=bandwidth "$a" \
 		>/dev/null || return 1
 	t1=$(kernel_ticks)
@@ -116,7 +116,7 @@ perftest_setup() {
 perftest_lat() { # TOOL
 	local a v
 	a=$(addr "$topo" "$t")
-	v=$(client_server "$1" $PERFTEST -s 8 -n "$lat_iters" -p $port --output=latency -- \
+	v=$(bench_pair "$1" $PERFTEST -s 8 -n "$lat_iters" -p $port --output=latency -- \
 		"$1" $PERFTEST -s 8 -n "$lat_iters" -p $port --output=latency "$a") ||
 		return 1
 	v=$(echo "$v" | awk 'NF == 1 && $1 ~ /^[0-9.]+$/ { v = $1 } END { print v }')
@@ -138,7 +138,7 @@ cpu_secs=${BENCH_CPU_SECS:-7}
 cpu_reps=${BENCH_CPU_REPS:-3}
 cpu_round() { [ "$smoke" != 1 ] && [ "$r" -lt "$cpu_reps" ]; }
 
-# cpu_window TEST SIZE COMMAND...: runs COMMAND (a client_server call
+# cpu_window TEST SIZE COMMAND...: runs COMMAND (a bench_pair call
 # printing the MiB/s on its last numeric line or as mibps=) while sampling.
 cpu_window() {
 	local test=$1 size=$2 out v s0 s1 win=$((cpu_secs - 4)) sampler rc
@@ -162,7 +162,7 @@ cpu_window() {
 perftest_cpu() { # TOOL SIZE: perftest in its duration mode
 	local a
 	a=$(addr "$topo" "$t")
-	cpu_window "${1#ib_}" "$2" client_server \
+	cpu_window "${1#ib_}" "$2" bench_pair \
 		"$1" $PERFTEST -s "$2" -D "$cpu_secs" -p $port --output=bandwidth -- \
 		"$1" $PERFTEST -s "$2" -D "$cpu_secs" -p $port --output=bandwidth "$a"
 }
@@ -170,7 +170,7 @@ perftest_cpu() { # TOOL SIZE: perftest in its duration mode
 tcp_cpu() { # SIZE: a TCP stream of that many seconds
 	local a
 	a=$(addr "$topo" tcp)
-	cpu_window stream "$1" client_server "$tcpb" -s -p $port -- \
+	cpu_window stream "$1" bench_pair "$tcpb" -s -p $port -- \
 		"$tcpb" -c "$a" -p $port -m stream -l "$1" -t "$cpu_secs"
 }
 

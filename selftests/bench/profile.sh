@@ -36,13 +36,13 @@ profile() {
 	shift 5
 	log "$name: $title"
 	if [ "$tool" = tcp_bench ]; then
-		res=$(client_server "$tcpb" -s -p $port -- \
+		res=$(bench_pair "$tcpb" -s -p $port -- \
 			perf record $perf_opts -o "$data" -- \
 			"$tcpb" -c "$a" -p $port "$@" -t "$secs") || return 1
 		res=$(echo "$res" | sed -n 's/.*mibps=\([0-9.]*\).*/\1 MiB\/s/p')
 		[ -n "$res" ] || { echo "bench profile: $name printed no figure" >&2; return 1; }
 	else
-		res=$(client_server "$tool" $PERFTEST -D "$secs" -p $port "$@" -- \
+		res=$(bench_pair "$tool" $PERFTEST -D "$secs" -p $port "$@" -- \
 			perf record $perf_opts -o "$data" -- \
 			"$tool" $PERFTEST -D "$secs" -p $port "$@" "$a") || return 1
 		res=$(echo "$res" |
