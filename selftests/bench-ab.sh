@@ -4,7 +4,8 @@
 # built from git revision REV, in one boot of the bench VM
 # (selftests/bench/ab.sh swaps them in turn). A change's before/after
 # figures for Documentation/performance.rst. KVER picks the kernel series;
-# BENCH_REPS the rounds (default 3).
+# BENCH_REPS the rounds (default 7; selftests/bench/ab_report.py says
+# how a change is told from noise).
 . "$(dirname "$0")/prepare.sh"
 [ $# = 1 ] || { echo "usage: $0 REV (the git revision to compare against)" >&2; exit 2; }
 rev=$(git -C "$top" rev-parse --verify -q "$1^{commit}") ||

@@ -4,14 +4,15 @@
 # In the guest (run.sh bench ab, from selftests/bench-ab.sh): two builds of
 # siw.ko, $SIW_DIR/build/ab/siw-base.ko and siw-new.ko, loaded in turn in
 # one boot (REPS rounds, their order rotated), each running the same
-# perftest cases on both paths of paths.sh. Medians and new / base go to
-# $SIW_OUT/bench-ab.md, every run to bench-ab.tsv.
+# perftest cases on both paths of paths.sh. Every run goes to
+# $SIW_OUT/bench-ab.tsv, the report with each case's verdict
+# (ab_report.py) to bench-ab.md.
 #
-# BENCH_REPS (default 3); BENCH_AB_MIB: MiB a bandwidth run moves
-# (default 32, at most 8000 messages); BENCH_AB_LAT: latency iterations
-# (default 2000).
+# BENCH_REPS (default 7: ab_report.py calls a change from 6 rounds on);
+# BENCH_AB_MIB: MiB a bandwidth run moves (default 32, at most 8000
+# messages); BENCH_AB_LAT: latency iterations (default 2000).
 set -u
-reps=${BENCH_REPS:-3}
+reps=${BENCH_REPS:-7}
 mib=${BENCH_AB_MIB:-32}
 lat_iters=${BENCH_AB_LAT:-2000}
 out=${SIW_OUT:-/tmp}
@@ -93,7 +94,7 @@ for ((r = 0; r < reps; r++)); do
 					failed=1
 					continue
 				fi
-				echo "$topo $b $name $unit $v" >> "$raw"
+				echo "$topo $((r + 1)) $b $name $unit $v" >> "$raw"
 			done
 		done
 	done
@@ -101,29 +102,6 @@ done
 load new
 
 names=$(for c in "${cases[@]}"; do echo "${c%% *}"; done)
-python3 - "$raw" "$reps" "$(cat "$ab/base-rev" 2>/dev/null)" "$names" > "$out/bench-ab.md" <<'EOF'
-import statistics, sys
-from collections import defaultdict
-raw, reps, rev = sys.argv[1], sys.argv[2], sys.argv[3]
-runs, units = defaultdict(list), {}
-order = sys.argv[4].split()
-for line in open(raw):
-    topo, build, name, unit, v = line.split()
-    runs[(topo, build, name)].append(float(v))
-    units[name] = unit
-print(f"siw.ko of the working tree (new) against {rev or 'the base'} (base), "
-      f"medians of {reps} rounds in one boot; for latency lower is better.\n")
-for topo in ("veth", "lo"):
-    print(f"### {topo}\n")
-    print("| case | unit | base | new | new / base |")
-    print("|---|---|---|---|---|")
-    for name in order:
-        b, n = runs.get((topo, "base", name)), runs.get((topo, "new", name))
-        if not b or not n:
-            print(f"| {name} | {units.get(name, '')} | {'–' if not b else ''} | {'–' if not n else ''} | – |")
-            continue
-        mb, mn = statistics.median(b), statistics.median(n)
-        print(f"| {name} | {units[name]} | {mb:.2f} | {mn:.2f} | {mn / mb:.2f} |")
-    print()
-EOF
+python3 "$SIW_DIR/selftests/bench/ab_report.py" "$raw" \
+	"$(cat "$ab/base-rev" 2>/dev/null)" $names > "$out/bench-ab.md"
 [ $failed = 0 ] || die "some runs gave no figure (above)"
