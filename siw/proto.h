@@ -486,6 +486,7 @@ static inline const struct siw_op_info *siw_op_info(u8 opcode)
 {
 	return opcode < SIW_RDMAP_NUM ? &siw_op_table[opcode] : NULL;
 }
+
 /* The enum's name ("READ_REQ"); "RESERVED" for 0xc-0xf. */
 const char *siw_op_name(u8 opcode);
 
