@@ -44,13 +44,13 @@ class Figures:
     def __init__(self, runs):
         self.runs = runs
 
-    def get(self, topo, tr, test, size, qps=1):
-        r = self.runs.get((topo, tr, test, size, qps))
-        return statistics.median(v for v, _, _ in r) if r else None
-
     def values(self, topo, tr, test, size, qps=1):
         """The figure's runs, in the order of perf.sh's rounds."""
         return [v for v, _, _ in self.runs.get((topo, tr, test, size, qps), [])]
+
+    def get(self, topo, tr, test, size, qps=1):
+        v = self.values(topo, tr, test, size, qps)
+        return statistics.median(v) if v else None
 
     def spread(self, topo, tr, test, size, qps=1):
         """max / min - 1 over the figure's runs; None below two runs."""
