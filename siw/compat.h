@@ -152,6 +152,78 @@ static inline bool siw_ib_name_taken(const char *name)
 #define siw_reg_user_mr_dmah(dmah) NULL
 #endif
 
+/*
+ * The same, from the receive softirq, under the socket's spinlock
+ * (tcp_sendmsg_locked's callers own the socket or hold that lock): one
+ * do_tcp_sendpages() per page before 6.5.
+ */
+#include <net/tcp.h>
+#ifdef SIW_HAVE_MSG_SPLICE_PAGES
+static inline int siw_tcp_send_pages_locked(struct sock *sk,
+					    struct bio_vec *bv, unsigned int n,
+					    size_t len, int flags)
+{
+	struct msghdr msg = { .msg_flags = flags | MSG_SPLICE_PAGES };
+
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, bv, n, len);
+	return tcp_sendmsg_locked(sk, &msg, len);
+}
+#else
+static inline int siw_tcp_send_pages_locked(struct sock *sk,
+					    struct bio_vec *bv, unsigned int n,
+					    size_t len, int flags)
+{
+	int sent = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		int f = i + 1 < n ? flags | MSG_MORE | MSG_SENDPAGE_NOTLAST :
+				    flags;
+		int r = do_tcp_sendpages(sk, bv[i].bv_page, bv[i].bv_offset,
+					 bv[i].bv_len, f);
+
+		if (r < 0)
+			return sent ? sent : r;
+		sent += r;
+		if (r != bv[i].bv_len)
+			break;
+	}
+	return sent;
+}
+#endif
+
+/*
+ * A socket sent on from softirq: its allocations must not sleep, and its
+ * page fragment must be the socket's own, not that of the task the
+ * softirq interrupted (sk_use_task_frag, 6.2 and 6.1's stable releases;
+ * before, sk_page_frag() chose by sk_allocation alone). Under the
+ * socket's spinlock, with no process owning it.
+ */
+struct siw_sock_saved {
+	gfp_t allocation;
+	bool use_task_frag;
+};
+
+static inline void siw_sock_atomic_begin(struct sock *sk,
+					 struct siw_sock_saved *s)
+{
+	s->allocation = sk->sk_allocation;
+	sk->sk_allocation = GFP_ATOMIC;
+#ifdef SIW_HAVE_SK_USE_TASK_FRAG
+	s->use_task_frag = sk->sk_use_task_frag;
+	sk->sk_use_task_frag = false;
+#endif
+}
+
+static inline void siw_sock_atomic_end(struct sock *sk,
+				       const struct siw_sock_saved *s)
+{
+	sk->sk_allocation = s->allocation;
+#ifdef SIW_HAVE_SK_USE_TASK_FRAG
+	sk->sk_use_task_frag = s->use_task_frag;
+#endif
+}
+
 /* kernel_bind()/kernel_connect() take a struct sockaddr_unsized * (7.x). */
 #ifdef SIW_HAVE_SOCKADDR_UNSIZED
 #define siw_sockaddr_arg(p) ((struct sockaddr_unsized *)(p))

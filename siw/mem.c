@@ -81,12 +81,16 @@ static void siw_mem_free_rcu(struct rcu_head *rcu)
 	kfree(mem);
 }
 
-/* Unpins now; the descriptor goes after a grace period. May sleep. */
+/*
+ * Unpins now; the descriptor goes after a grace period. May sleep for a
+ * user region only: a kernel region's last reference may go in softirq.
+ */
 static void siw_mem_unpin_and_free(struct siw_mem *mem)
 {
-	might_sleep();
-	if (mem->umem)
+	if (mem->umem) {
+		might_sleep();
 		ib_umem_release(mem->umem);
+	}
 	call_rcu(&mem->rcu, siw_mem_free_rcu);
 }
 

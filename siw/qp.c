@@ -161,7 +161,7 @@ static void siw_qp_init(struct siw_qp *qp, struct siw_device *sdev,
 	spin_lock_init(&qp->orq_lock);
 	spin_lock_init(&qp->irq_lock);
 	spin_lock_init(&qp->place_lock);
-	mutex_init(&qp->tx_lock);
+	siw_tx_bitlock_init(&qp->tx_lock);
 	INIT_WORK(&qp->tx_work, siw_tx_work);
 	INIT_DELAYED_WORK(&qp->tx_hold_work, siw_tx_hold_expired);
 	/*

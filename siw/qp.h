@@ -7,8 +7,10 @@
 #define SIW_QP_H
 
 #include <linux/completion.h>
+#include <linux/lockdep.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
+#include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 
 #include "queue.h"
@@ -91,6 +93,13 @@ struct siw_sq_state {
  */
 #define SIW_TX_INLINE_BYTES	(8 * 1024)
 #define SIW_TX_INLINE_SQES	16
+
+/*
+ * Read Response payload the receive softirq sends itself per run
+ * (SIW_TX_SOFTIRQ_BYTES: the default of the tx_softirq_bytes parameter).
+ */
+#define SIW_TX_SOFTIRQ_BYTES	65536
+#define SIW_TX_SOFTIRQ_MAX	262144	/* bounds the time in one softirq */
 /*
  * Sends and Writes from user memory of at least this many bytes go to
  * TCP by reference (tx_zc.c; the tx_zcopy_bytes parameter). Off by
@@ -145,6 +154,8 @@ struct siw_rx {
 
 	u8 term_body[SIW_TERM_BODY_MAX];	/* a received Terminate */
 	u32 term_have;
+	/* An FPDU left the transmitter work: siw_tx_from_rx() at the end. */
+	bool tx_wanted;
 };
 
 struct siw_cq {
@@ -188,6 +199,22 @@ struct siw_srq {
 	u32 limit;
 	bool armed;
 	bool user;
+};
+
+/*
+ * The transmit lock: bit 0 of a word, and a map for lockdep. Process
+ * context sleeps until it is free (siw_tx_lock); the receive softirq may
+ * only try it (siw_tx_trylock), which a mutex does not allow there. A
+ * try waits for nothing, so lockdep records it neither as softirq use
+ * nor as a dependency: the softirq's order (socket spinlock, then this)
+ * against process context's (this, then lock_sock) cannot deadlock.
+ * lockdep_assert_held(&qp->tx_lock) works as on any lock.
+ */
+struct siw_tx_bitlock {
+	unsigned long bit;
+#ifdef CONFIG_LOCKDEP
+	struct lockdep_map dep_map;
+#endif
 };
 
 struct siw_qp {
@@ -290,13 +317,17 @@ struct siw_qp {
 	u32 mulpdu;		/* largest ULPDU we send */
 
 	/*
-	 * Transmit runs one at a time per QP, under tx_lock: in tx_work, or
-	 * inline in a user's doorbell (siw_tx_doorbell_run). The fields below up
-	 * to tx_corked are the transmitter's and need no lock of their own
-	 * (siw_qp_connected sets them before any run can start). Taken under
-	 * the endpoint's lock, before the socket lock and every spinlock.
+	 * Transmit runs one at a time per QP, under tx_lock: in tx_work,
+	 * inline in a user's doorbell (siw_tx_doorbell_run), or in the
+	 * receive softirq for Read Responses (siw_tx_from_rx). The fields
+	 * below up to tx_corked are the transmitter's and need no lock of
+	 * their own (siw_qp_connected sets them before any run can start).
+	 * Process context takes it under the endpoint's lock, before the
+	 * socket lock and every spinlock; the softirq only tries it, under
+	 * the socket's spinlock (struct siw_tx_bitlock).
 	 */
-	struct mutex tx_lock;
+	struct siw_tx_bitlock tx_lock;
+	bool tx_in_softirq;	/* the run holding tx_lock is the softirq's */
 	struct work_struct tx_work;
 	u32 sq_next;		/* next element to start; sq_get..sq_next run */
 	u8 rtr_send;		/* initiator in p2p mode: the RTR to send first */
@@ -508,8 +539,35 @@ int siw_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *base_qp);
 /* responder.c */
 void siw_irq_push(struct siw_qp *qp, const struct siw_hdr *h, bool atomic);
 
+/* The transmit lock (struct siw_tx_bitlock), made with the QP. */
+void siw_tx_bitlock_init(struct siw_tx_bitlock *lock);
+
+/* Process context: sleeps until the lock is free. */
+static inline void siw_tx_lock(struct siw_qp *qp)
+{
+	might_sleep();
+	lock_map_acquire(&qp->tx_lock.dep_map);
+	wait_on_bit_lock(&qp->tx_lock.bit, 0, TASK_UNINTERRUPTIBLE);
+}
+
+/* Any context: true if it took the lock. */
+static inline bool siw_tx_trylock(struct siw_qp *qp)
+{
+	if (test_and_set_bit_lock(0, &qp->tx_lock.bit))
+		return false;
+	lock_map_acquire_try(&qp->tx_lock.dep_map);
+	return true;
+}
+
+static inline void siw_tx_unlock(struct siw_qp *qp)
+{
+	lock_map_release(&qp->tx_lock.dep_map);
+	clear_and_wake_up_bit(0, &qp->tx_lock.bit);
+}
+
 /* tx.c */
 void siw_tx_work(struct work_struct *work);
+void siw_tx_from_rx(struct siw_qp *qp, struct sock *sk);
 void siw_tx_doorbell_run(struct siw_qp *qp);
 void siw_tx_queue_run(struct siw_qp *qp);
 void siw_tx_wake(struct siw_qp *qp);
@@ -538,6 +596,7 @@ void siw_zc_qp_release(struct siw_qp *qp);
 /* tx_bounce.c */
 struct siw_mem;
 bool siw_tx_bounce_room(struct siw_qp *qp, u32 bytes);
+int siw_tx_bounce_reserve(struct siw_qp *qp, u32 left);
 int siw_tx_bounce_copy(struct siw_qp *qp, struct siw_mem *mem, u64 addr,
 		       u32 len, void **base);
 int siw_tx_bounce_bytes(struct siw_qp *qp, const void *src, u32 len,

@@ -178,9 +178,10 @@ void siw_irq_pop(struct siw_qp *qp)
 }
 
 /*
- * In a doorbell: answers the oldest inbound Read Request if its response
- * fits (siw_tx_doorbell_fits), so a QP that both reads and is read from
- * answers in its user's system call rather than waking the worker.
+ * In a doorbell or the receive softirq: answers the oldest inbound Read
+ * Request if its response fits (siw_tx_doorbell_fits), so it leaves from
+ * the user's system call or the softirq that received the request
+ * rather than from the worker, woken for it.
  * SIW_TX_EMPTY: none pending; SIW_TX_DEFER: one that does not fit.
  */
 enum siw_tx_step siw_tx_doorbell_read_response(struct siw_qp *qp,
@@ -191,11 +192,14 @@ enum siw_tx_step siw_tx_doorbell_read_response(struct siw_qp *qp,
 
 	if (!siw_irq_peek(qp, &e))
 		return SIW_TX_EMPTY;
+	/* sdev->atomic_lock is a process-context lock: not in softirq. */
+	if (e.atomic && qp->tx_in_softirq)
+		return SIW_TX_DEFER;
 	if (!siw_tx_doorbell_fits(qp, e.atomic ? 0 : e.rreq.size, budget))
 		return SIW_TX_DEFER;
 	siw_irq_pop(qp);
 	step = siw_tx_msg_go(qp, siw_tx_inbound_response(qp, &e));
-	if (step != SIW_TX_BLOCKED)
+	if (step != SIW_TX_BLOCKED && !qp->tx_in_softirq)
 		WRITE_ONCE(qp->tx_db_read_resps, qp->tx_db_read_resps + 1);
 	return step;
 }

@@ -673,7 +673,7 @@ static void siw_rx_end(struct siw_qp *qp)
 	if (e.fatal)
 		siw_qp_fatal(qp, IB_EVENT_QP_FATAL);
 	if (e.tx_schedule)
-		siw_tx_wake(qp);
+		qp->rx.tx_wanted = true;	/* siw_rx_sock, at the end */
 }
 
 /* The callbacks of the core's stream parser, on a QP and skbs. */
@@ -776,6 +776,11 @@ static void siw_rx_sock(struct siw_qp *qp, struct sock *sk)
 	read_descriptor_t desc = { .arg.data = qp, .count = 1 };
 
 	tcp_read_sock(sk, &desc, siw_rx_actor);
+	/* Once for all the FPDUs read: the transmitter has work. */
+	if (qp->rx.tx_wanted) {
+		qp->rx.tx_wanted = false;
+		siw_tx_from_rx(qp, sk);
+	}
 }
 
 /* sk_data_ready of an established connection. Softirq. */

@@ -45,6 +45,8 @@ struct rdma_hw_stats;
 	X(RTR_TX,		"rtrs_sent")				\
 	X(TX_WORKER_RUNS,	"tx_worker_runs")			\
 	X(TX_INLINE_RUNS,	"tx_inline_runs")	/* in a doorbell */ \
+	/* Read Responses sent from the receive softirq */		\
+	X(TX_SOFTIRQ_RUNS,	"tx_softirq_runs")			\
 	/* Receive side (the socket's receive path). */			\
 	X(FPDU_RX,		"fpdus_received")			\
 	X(BYTES_RX,		"payload_bytes_received")		\

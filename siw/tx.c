@@ -6,10 +6,11 @@
  * connection's MULPDU (tx_msg.c) and handed to the socket.
  *
  * Runs one instance at a time per QP (qp->tx_lock): in the QP's tx_work, on
- * a work queue of its own, or inline in a user's doorbell for small
- * messages. No run waits for the socket: a message it has no room for
- * stays in qp->tx_msg (tx_msg.c) and the socket's write_space starts the
- * run that goes on with it.
+ * a work queue of its own, inline in a user's doorbell for small
+ * messages, or in the receive softirq for Read Responses. No run waits
+ * for the socket: a message it has no room for stays in qp->tx_msg
+ * (tx_msg.c) and the socket's write_space starts the run that goes on
+ * with it.
  *
  * siw is built for 64-bit kernels, which map all memory: payload pages are
  * addressed with page_address() and go to the socket as kvecs.
@@ -46,6 +47,16 @@ static unsigned int siw_tx_inline_bytes = SIW_TX_INLINE_BYTES;
 module_param_named(tx_inline_bytes, siw_tx_inline_bytes, uint, 0644);
 MODULE_PARM_DESC(tx_inline_bytes,
 		 "payload bytes a user's post_send may transmit itself per call before the transmit worker takes over; 0: the worker always (default 8192)");
+
+/*
+ * Read Response payload the receive softirq may send itself per run (see
+ * siw_tx_from_rx()), at most SIW_TX_SOFTIRQ_MAX; 0 leaves every response
+ * to the worker. Read at every run.
+ */
+static unsigned int siw_tx_softirq_bytes = SIW_TX_SOFTIRQ_BYTES;
+module_param_named(tx_softirq_bytes, siw_tx_softirq_bytes, uint, 0644);
+MODULE_PARM_DESC(tx_softirq_bytes,
+		 "Read Response payload the receive softirq may send itself per run while the socket is idle, rather than wake the transmit worker, at most " __stringify(SIW_TX_SOFTIRQ_MAX) "; 0: the worker always (default " __stringify(SIW_TX_SOFTIRQ_BYTES) ")");
 
 /*
  * Sends and Writes of at least this many payload bytes from a user's
@@ -937,20 +948,34 @@ static void siw_tx_terminate_and_close(struct siw_qp *qp)
 	siw_cep_put(cep);
 }
 
+/* Where a transmit run runs, which decides what it may do. */
+enum siw_tx_ctx {
+	SIW_TX_IN_WORKER,	/* tx_work: everything */
+	SIW_TX_IN_DOORBELL,	/* a user's post_send: small messages */
+	SIW_TX_IN_SOFTIRQ,	/* the receive softirq: Read Responses */
+};
+
 /*
  * The transmit loop. Must hold tx_lock. In the worker it runs until
  * nothing is left. Inline in a doorbell it sends only send queue
- * elements, at most SIW_TX_INLINE_SQES of them and tx_inline_bytes of
- * payload in all, each only if the socket can take it at once, so the
- * user's call returns soon; the rest, Read Responses and a Terminate go
- * to the worker. Returns the last step: SIW_TX_EMPTY if it stopped
- * because the send queue had nothing more to start.
+ * elements and Read Responses, at most SIW_TX_INLINE_SQES of them and
+ * tx_inline_bytes of payload in all; in the receive softirq only Read
+ * Responses, within tx_softirq_bytes. Inline, each goes only if the
+ * socket can take it at once, so the call returns soon; the rest, Atomic
+ * Responses in the softirq, and a Terminate go to the worker. Returns
+ * the last step: SIW_TX_EMPTY if it stopped because there was nothing
+ * more it may start.
  */
 static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
-					 bool in_doorbell)
+					 enum siw_tx_ctx ctx)
 {
-	u32 budget = READ_ONCE(siw_tx_inline_bytes), sqes = 0;
+	bool in_softirq = ctx == SIW_TX_IN_SOFTIRQ;
+	bool inline_run = ctx != SIW_TX_IN_WORKER;
+	u32 budget = in_softirq ? min_t(u32, READ_ONCE(siw_tx_softirq_bytes),
+					SIW_TX_SOFTIRQ_MAX) :
+				  READ_ONCE(siw_tx_inline_bytes);
 	enum siw_tx_step step = SIW_TX_BLOCKED;
+	u32 sqes = 0;
 
 	lockdep_assert_held(&qp->tx_lock);
 	for (;;) {
@@ -964,17 +989,17 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 		if (!siw_tx_may_run(qp)) {
 			/*
 			 * What a closing QP still has to do (its Terminate,
-			 * a message to let go of) is the worker's: a doorbell
-			 * must not swallow the kick that asked for it.
+			 * a message to let go of) is the worker's: an inline
+			 * run must not swallow the kick that asked for it.
 			 */
-			if (in_doorbell &&
+			if (inline_run &&
 			    (READ_ONCE(qp->term_code) != SIW_TERM_OK ||
 			     qp->tx_msg->kind != SIW_TX_MSG_NONE))
 				siw_tx_queue_run(qp);
 			break;
 		}
 		if (READ_ONCE(qp->term_code) != SIW_TERM_OK) {
-			if (in_doorbell)
+			if (inline_run)
 				siw_tx_queue_run(qp);
 			else
 				siw_tx_terminate_and_close(qp);
@@ -982,11 +1007,11 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 		}
 		/*
 		 * A message the socket had no room for: the worker goes on
-		 * with it. A doorbell leaves it to the worker, which it wakes:
-		 * the kick it took above may have been write_space's.
+		 * with it. An inline run leaves it to the worker, which it
+		 * wakes: the kick it took above may have been write_space's.
 		 */
 		if (qp->tx_msg->kind != SIW_TX_MSG_NONE) {
-			if (in_doorbell) {
+			if (inline_run) {
 				siw_tx_queue_run(qp);
 				return SIW_TX_WAIT;
 			}
@@ -998,13 +1023,17 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 		if (qp->rtr_send) {
 			u8 type = qp->rtr_send;
 
+			if (in_softirq) {
+				siw_tx_queue_run(qp);
+				return SIW_TX_DEFER;
+			}
 			qp->rtr_send = 0;
 			step = siw_tx_msg_go(qp, siw_tx_rtr(qp, type));
 			if (step != SIW_TX_SENT)
 				return step;
 			continue;
 		}
-		if (in_doorbell) {
+		if (inline_run) {
 			if (sqes++ == SIW_TX_INLINE_SQES) {
 				siw_tx_queue_run(qp);
 				return SIW_TX_DEFER;
@@ -1023,6 +1052,9 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 			default:
 				break;
 			}
+			/* The send queue is the worker's and the doorbell's. */
+			if (in_softirq)
+				return step;
 			step = siw_tx_sqe(qp, &budget);
 			if (step == SIW_TX_DEFER)
 				siw_tx_queue_run(qp);
@@ -1048,25 +1080,35 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
  * siw_tx_run_queue(), flagged as running (siw_sq_complete_ready() then
  * leaves the next element to it), and a push of what it left corked.
  */
-static void siw_tx_run(struct siw_qp *qp, bool in_doorbell)
+static void siw_tx_run(struct siw_qp *qp, enum siw_tx_ctx ctx)
 {
+	static const enum siw_stat runs[] = {
+		[SIW_TX_IN_WORKER] = SIW_STAT_TX_WORKER_RUNS,
+		[SIW_TX_IN_DOORBELL] = SIW_STAT_TX_INLINE_RUNS,
+		[SIW_TX_IN_SOFTIRQ] = SIW_STAT_TX_SOFTIRQ_RUNS,
+	};
 	enum siw_tx_step step;
 	struct socket *sock;
 
 	lockdep_assert_held(&qp->tx_lock);
-	siw_qp_stat_add(qp, in_doorbell ? SIW_STAT_TX_INLINE_RUNS :
-			SIW_STAT_TX_WORKER_RUNS, 1);
+	siw_qp_stat_add(qp, runs[ctx], 1);
 	WRITE_ONCE(qp->tx_running, true);
 	smp_mb();	/* kickers that miss it are seen by the xchg() below */
-	step = siw_tx_run_queue(qp, in_doorbell);
+	step = siw_tx_run_queue(qp, ctx);
 	/*
 	 * The last message went out with MSG_MORE, expecting company that
-	 * did not come (or must wait, for ORD or the worker): push it.
+	 * did not come (or must wait, for ORD or the worker): push it. Not
+	 * in the softirq, where the socket cannot be locked: the worker,
+	 * which takes what the softirq left, pushes it then.
 	 */
 	sock = qp->sock;
 	if (qp->tx_corked && sock) {
-		qp->tx_corked = false;
-		tcp_sock_set_cork(sock->sk, false);
+		if (ctx == SIW_TX_IN_SOFTIRQ) {
+			siw_tx_queue_run(qp);
+		} else {
+			qp->tx_corked = false;
+			tcp_sock_set_cork(sock->sk, false);
+		}
 	}
 	/*
 	 * No room with nothing in flight: TCP is short of memory, not of
@@ -1074,9 +1116,15 @@ static void siw_tx_run(struct siw_qp *qp, bool in_doorbell)
 	 * ACK will come to make room. Pause before the next try rather than
 	 * spin, as a blocking send would have (sk_stream_wait_memory).
 	 */
-	if (step == SIW_TX_WAIT && !in_doorbell && sock &&
+	if (step == SIW_TX_WAIT && ctx == SIW_TX_IN_WORKER && sock &&
 	    tcp_rtx_and_write_queues_empty(sock->sk))
 		usleep_range(1000, 2000);
+	/*
+	 * A response the softirq began but could not finish (no pages, no
+	 * room): the worker goes on with it.
+	 */
+	if (ctx == SIW_TX_IN_SOFTIRQ && qp->tx_msg->kind != SIW_TX_MSG_NONE)
+		siw_tx_queue_run(qp);
 	WRITE_ONCE(qp->tx_running, false);
 	smp_mb();	/* pairs with siw_tx_wake()'s, after tx_kicked = 1 */
 	/* Kicked after our last look at the queues (siw_tx_wake). */
@@ -1086,7 +1134,8 @@ static void siw_tx_run(struct siw_qp *qp, bool in_doorbell)
 	}
 	/*
 	 * A user who saw an older element still VALID skips the doorbell: if
-	 * we stopped at an empty slot or a full ring, look once more.
+	 * we stopped at an empty slot or a full ring, look once more. The
+	 * softirq starts no element: what it found queued is the worker's.
 	 */
 	if ((step == SIW_TX_EMPTY || step == SIW_TX_RING_FULL) &&
 	    siw_sq_startable(qp))
@@ -1097,12 +1146,12 @@ void siw_tx_work(struct work_struct *work)
 {
 	struct siw_qp *qp = container_of(work, struct siw_qp, tx_work);
 
-	mutex_lock(&qp->tx_lock);
+	siw_tx_lock(qp);
 	if (READ_ONCE(qp->term_code) != SIW_TERM_OK)
 		siw_tx_terminate_and_close(qp);
 	else
-		siw_tx_run(qp, false);
-	mutex_unlock(&qp->tx_lock);
+		siw_tx_run(qp, SIW_TX_IN_WORKER);
+	siw_tx_unlock(qp);
 	siw_qp_put(qp);
 }
 
@@ -1113,12 +1162,60 @@ void siw_tx_work(struct work_struct *work)
  */
 void siw_tx_doorbell_run(struct siw_qp *qp)
 {
-	if (!READ_ONCE(siw_tx_inline_bytes) || !mutex_trylock(&qp->tx_lock)) {
+	if (!READ_ONCE(siw_tx_inline_bytes) || !siw_tx_trylock(qp)) {
 		siw_tx_queue_run(qp);
 		return;
 	}
-	siw_tx_run(qp, true);
-	mutex_unlock(&qp->tx_lock);
+	siw_tx_run(qp, SIW_TX_IN_DOORBELL);
+	siw_tx_unlock(qp);
+}
+
+/*
+ * The receive path left the transmitter work (siw_rx_sock), most often a
+ * Read Request to answer. In the receive softirq, with the socket's
+ * spinlock held, no process owning the socket and nothing queued on it,
+ * answer Read Requests right here (tx_softirq_bytes at most): the
+ * response leaves without a worker's wake-up, most of a small Read's
+ * round trip. A socket with data queued is left to the worker, which
+ * then sends more per call; so is everything else. TCP may be called
+ * from softirq under the socket's spinlock when no process owns it, as
+ * long as it does not sleep or use the task's memory
+ * (siw_sock_atomic_begin).
+ */
+void siw_tx_from_rx(struct siw_qp *qp, struct sock *sk)
+{
+	struct siw_sock_saved saved;
+
+	if (!READ_ONCE(siw_tx_softirq_bytes) || !in_serving_softirq() ||
+	    sock_owned_by_user(sk) || !tcp_rtx_and_write_queues_empty(sk) ||
+	    READ_ONCE(qp->irq_get) == READ_ONCE(qp->irq_put) ||
+	    !siw_tx_trylock(qp)) {
+		siw_tx_wake(qp);
+		return;
+	}
+	/* The QP's first Read Response sets up its pages (GFP_KERNEL). */
+	if (!qp->tx_bounce || !qp->tx_bv) {
+		siw_tx_unlock(qp);
+		siw_tx_wake(qp);
+		return;
+	}
+	lockdep_assert_held(&sk->sk_lock.slock);
+	siw_sock_atomic_begin(sk, &saved);
+	qp->tx_in_softirq = true;
+	siw_tx_run(qp, SIW_TX_IN_SOFTIRQ);
+	qp->tx_in_softirq = false;
+	siw_sock_atomic_end(sk, &saved);
+	siw_tx_unlock(qp);
+}
+
+void siw_tx_bitlock_init(struct siw_tx_bitlock *lock)
+{
+	static struct lock_class_key key;
+
+	lock->bit = 0;
+	/* A sleeping lock to lockdep's wait-context checks, as a mutex. */
+	lockdep_init_map_wait(&lock->dep_map, "&qp->tx_lock", &key, 0,
+			      LD_WAIT_SLEEP);
 }
 
 /*
@@ -1131,11 +1228,11 @@ void siw_tx_quiesce(struct siw_qp *qp)
 {
 	if (cancel_work_sync(&qp->tx_work))
 		siw_qp_put(qp);
-	mutex_lock(&qp->tx_lock);
+	siw_tx_lock(qp);
 	siw_tx_msg_abandon(qp);
 	/* Nothing to push: a later run must not touch the socket. */
 	qp->tx_corked = false;
-	mutex_unlock(&qp->tx_lock);
+	siw_tx_unlock(qp);
 }
 
 /*

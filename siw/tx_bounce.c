@@ -33,11 +33,18 @@
  */
 #define SIW_TX_BOUNCE_PAGES	(2 * SIW_TX_BATCH_BYTES / PAGE_SIZE + 1)
 
-/* The current batch's pages. Only under the QP's tx_lock. */
+/*
+ * The current batch's pages. Only under the QP's tx_lock. The receive
+ * softirq, which may not sleep, reserves a batch's pages before it
+ * builds it (siw_tx_bounce_reserve): spare[], used before any new page
+ * and freed with the batch.
+ */
 struct siw_tx_bounce {
 	struct page *page[SIW_TX_BOUNCE_PAGES];
 	unsigned int num;	/* pages in page[] */
 	unsigned int off;	/* bytes used of page[num - 1] */
+	struct page *spare[SIW_TX_BOUNCE_PAGES];
+	unsigned int spares;	/* pages in spare[] */
 };
 
 /* The QP's bounce state and bio_vecs, made on its first Read Response. */
@@ -64,7 +71,13 @@ bool siw_tx_bounce_room(struct siw_qp *qp, u32 bytes)
 	lockdep_assert_held(&qp->tx_lock);
 	if (!b)
 		return bytes <= SIW_TX_BOUNCE_PAGES * PAGE_SIZE;
-	room = (u64)(SIW_TX_BOUNCE_PAGES - b->num) * PAGE_SIZE;
+	/* The softirq has only the pages it reserved. */
+	if (qp->tx_in_softirq)
+		room = (u64)min_t(unsigned int, SIW_TX_BOUNCE_PAGES - b->num,
+					 b->spares) *
+		       PAGE_SIZE;
+	else
+		room = (u64)(SIW_TX_BOUNCE_PAGES - b->num) * PAGE_SIZE;
 	if (b->num)
 		room += PAGE_SIZE - b->off;
 	return bytes <= room;
@@ -74,21 +87,67 @@ bool siw_tx_bounce_room(struct siw_qp *qp, u32 bytes)
  * Room for up to @len bytes in the batch's current page, a new one if it
  * is full: *dst and the bytes that fit, or -ENOMEM, or -EFAULT.
  */
-static int siw_tx_bounce_space(struct siw_tx_bounce *b, u32 len, void **dst)
+static int siw_tx_bounce_space(struct siw_qp *qp, struct siw_tx_bounce *b,
+			       u32 len, void **dst)
 {
 	if (!b->num || b->off == PAGE_SIZE) {
 		struct page *page;
 
 		if (b->num == SIW_TX_BOUNCE_PAGES)
 			return -EFAULT;	/* siw_tx_bounce_room() said no */
-		page = alloc_page(GFP_KERNEL | __GFP_NOWARN);
-		if (!page)
-			return -ENOMEM;
+		if (b->spares) {
+			page = b->spare[--b->spares];
+		} else {
+			/* The softirq's room is its spares (the same). */
+			if (qp->tx_in_softirq)
+				return -EFAULT;
+			page = alloc_page(GFP_KERNEL | __GFP_NOWARN);
+			if (!page)
+				return -ENOMEM;
+		}
 		b->page[b->num++] = page;
 		b->off = 0;
 	}
 	*dst = page_address(b->page[b->num - 1]) + b->off;
 	return min_t(u32, len, PAGE_SIZE - b->off);
+}
+
+/*
+ * The receive softirq: pages for the next batch of a response with
+ * @left payload bytes still to build, allocated now without sleeping,
+ * so that the batch is never cut short half built. Returns 0, or
+ * -ENOMEM if the pages could not all be had (the worker then goes on
+ * with the message, allocating as it goes).
+ */
+int siw_tx_bounce_reserve(struct siw_qp *qp, u32 left)
+{
+	struct siw_tx_bounce *b = qp->tx_bounce;
+	u32 bytes, fpdus;
+	unsigned int want;
+
+	lockdep_assert_held(&qp->tx_lock);
+	if (!b)
+		return -ENOMEM;
+	/*
+	 * A batch: at most SIW_TX_BATCH FPDUs and about SIW_TX_BATCH_BYTES,
+	 * each FPDU with a header and trailer of at most the sizes that
+	 * siw_tx_bounce_room() is asked for. A batch starts on a new page.
+	 */
+	bytes = min3(left, (u32)SIW_TX_BATCH_BYTES, SIW_TX_BATCH * qp->mulpdu);
+	fpdus = min_t(u32, siw_fpdu_count(qp->mulpdu, SIW_HDR_MAX, bytes),
+		      SIW_TX_BATCH);
+	bytes += fpdus * (SIW_FPDU_HDR_MAX + SIW_TX_TRAILER_MAX);
+	want = min_t(unsigned int, DIV_ROUND_UP(bytes, PAGE_SIZE),
+		     SIW_TX_BOUNCE_PAGES - b->num);
+	while (b->spares < want) {
+		/* No emergency reserves: the worker can wait for memory. */
+		struct page *page = alloc_page(GFP_NOWAIT | __GFP_NOWARN);
+
+		if (!page)
+			return -ENOMEM;
+		b->spare[b->spares++] = page;
+	}
+	return 0;
 }
 
 /*
@@ -105,7 +164,7 @@ int siw_tx_bounce_bytes(struct siw_qp *qp, const void *src, u32 len,
 
 	if (!b)
 		return -ENOMEM;
-	n = siw_tx_bounce_space(b, len, base);
+	n = siw_tx_bounce_space(qp, b, len, base);
 	if (n < 0)
 		return n;
 	memcpy(*base, src, n);
@@ -130,7 +189,7 @@ int siw_tx_bounce_copy(struct siw_qp *qp, struct siw_mem *mem, u64 addr,
 
 	if (!b)
 		return -ENOMEM;
-	err = siw_tx_bounce_space(b, len, &dst);
+	err = siw_tx_bounce_space(qp, b, len, &dst);
 	if (err < 0)
 		return err;
 	len = err;
@@ -161,6 +220,10 @@ int siw_tx_bounce_send(struct siw_qp *qp, const struct kvec *kv,
 
 	if (err)
 		return err;
+	/* From the receive softirq: under the socket's spinlock (tx.c). */
+	if (qp->tx_in_softirq)
+		return siw_tcp_send_pages_locked(qp->sock->sk, qp->tx_bv, n,
+						 len, flags);
 	return siw_sock_send_pages(qp->sock, qp->tx_bv, n, len, flags);
 }
 
@@ -170,9 +233,14 @@ static void siw_tx_bounce_put(struct siw_tx_bounce *b)
 	while (b->num)
 		put_page(b->page[--b->num]);
 	b->off = 0;
+	while (b->spares)
+		put_page(b->spare[--b->spares]);
 }
 
-/* The batch went (or failed): the stack holds what it still needs. */
+/*
+ * The batch went (or failed): the stack holds what it still needs. Spare
+ * pages go too: a QP keeps no memory between batches.
+ */
 void siw_tx_bounce_drop(struct siw_qp *qp)
 {
 	lockdep_assert_held(&qp->tx_lock);

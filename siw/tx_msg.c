@@ -5,8 +5,9 @@
  * without ever waiting for it.
  *
  * A peer that keeps its window shut must not hold anything but its own
- * QP: every QP transmits in work items of one work queue, and a send
- * that slept on one peer's window would hold a worker, so a few hundred
+ * QP: every QP transmits in work items of one work queue (or in a
+ * doorbell, or the receive softirq, which may not sleep at all), and a
+ * send that slept on one peer's window would hold a worker, so a few hundred
  * such peers would stop transmit for every QP on the host. So each socket
  * call is MSG_DONTWAIT. When the socket has no room, the rest of the
  * batch stays in the QP (struct siw_tx_msg and qp->tx_kv), the transmit
@@ -163,6 +164,22 @@ int siw_tx_fill_bvec(struct siw_qp *qp, const struct kvec *kv,
 }
 
 /*
+ * Copied: kv[0..n), @len bytes in all. From the receive softirq through
+ * tcp_sendmsg_locked() under the socket's spinlock (siw_tx_from_rx), as
+ * no process owns the socket then; otherwise kernel_sendmsg() locks it.
+ */
+static int siw_tx_send_copied(struct siw_qp *qp, struct kvec *kv,
+			      unsigned int n, size_t len, int flags)
+{
+	struct msghdr msg = { .msg_flags = flags };
+
+	if (!qp->tx_in_softirq)
+		return kernel_sendmsg(qp->sock, &msg, kv, n, len);
+	iov_iter_kvec(&msg.msg_iter, ITER_SOURCE, kv, n, len);
+	return tcp_sendmsg_locked(qp->sock->sk, &msg, len);
+}
+
+/*
  * One zero-copy send: the payload pieces kv[0..n) (each within one page
  * of user memory) by reference. Returns what the socket took.
  */
@@ -172,8 +189,12 @@ static int siw_tx_zc_send(struct siw_qp *qp, const struct kvec *kv,
 	struct msghdr msg = { .msg_flags = flags | MSG_ZEROCOPY,
 			      .msg_ubuf = siw_zc_ubuf(zc) };
 	size_t len;
-	int err = siw_tx_fill_bvec(qp, kv, n, &len);
+	int err;
 
+	/* The softirq sends Read Responses only, never user memory. */
+	if (WARN_ON_ONCE(qp->tx_in_softirq))
+		return -EFAULT;
+	err = siw_tx_fill_bvec(qp, kv, n, &len);
 	if (err)
 		return err;
 	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, qp->tx_bv, n, len);
@@ -213,6 +234,18 @@ int siw_tx_msg_prepare(struct siw_qp *qp, struct siw_tx_msg *m, u32 len)
 	m->kv_num = 0;
 	siw_tx_count_message(qp, m->op);
 	return 0;
+}
+
+/*
+ * The message's end goes with MSG_MORE if more follows it in this run.
+ * The softirq sends only Read Responses, and leaves what it corked for
+ * the worker to push: only another Read Request counts there.
+ */
+static bool siw_tx_more_behind(struct siw_qp *qp)
+{
+	if (qp->tx_in_softirq)
+		return READ_ONCE(qp->irq_get) != READ_ONCE(qp->irq_put);
+	return siw_tx_more_queued(qp);
 }
 
 /*
@@ -286,7 +319,7 @@ static int siw_tx_batch_build(struct siw_qp *qp, struct siw_tx_msg *m)
 	 * goes with MSG_MORE, so back-to-back small messages share segments;
 	 * siw_tx_run() pushes what is left when it stops.
 	 */
-	m->more = !m->built_last || siw_tx_more_queued(qp) ? MSG_MORE : 0;
+	m->more = !m->built_last || siw_tx_more_behind(qp) ? MSG_MORE : 0;
 	return 0;
 }
 
@@ -340,9 +373,7 @@ int siw_tx_msg_push(struct siw_qp *qp, struct siw_tx_msg *m)
 		if (!len) {
 			r = 0;
 		} else if (own) {
-			struct msghdr msg = { .msg_flags = flags };
-
-			r = kernel_sendmsg(qp->sock, &msg, &kv[i], j - i, len);
+			r = siw_tx_send_copied(qp, &kv[i], j - i, len, flags);
 		} else if (m->src.bounce) {
 			r = siw_tx_bounce_send(qp, &kv[i], j - i, flags);
 		} else {
@@ -382,6 +413,14 @@ int siw_tx_msg_send(struct siw_qp *qp, struct siw_tx_msg *m)
 			siw_tx_bounce_drop(qp);
 		if (m->built_last)
 			return 0;
+		/*
+		 * The softirq cannot allocate on demand: it reserves the
+		 * batch's pages first, and leaves the message to the worker
+		 * (as if the socket were full) if it cannot.
+		 */
+		if (m->src.bounce && qp->tx_in_softirq &&
+		    siw_tx_bounce_reserve(qp, m->len - m->sent))
+			return -EAGAIN;
 		err = siw_tx_batch_build(qp, m);
 		if (err)
 			return err;

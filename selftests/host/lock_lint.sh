@@ -5,7 +5,8 @@
 # kernel cannot check at run time, checked on the source. Prints KTAP.
 #
 # 1. Every lock declared in a structure (spinlock_t, struct mutex,
-#    rwlock_t, struct rw_semaphore) is initialised somewhere in siw/*.c.
+#    rwlock_t, struct rw_semaphore, siw's struct siw_tx_bitlock) is
+#    initialised somewhere in siw/*.c.
 #    A zeroed spinlock happens to work on a stock kernel; on a lockdep
 #    kernel it is a "non-static key" report that turns lockdep off (the
 #    CQ's poll_lock was such a lock).
@@ -19,12 +20,12 @@ dir=${1:-$(cd "$(dirname "$0")/../../siw" && pwd)}
 ktap_header
 
 # Rule 1: name FILE:LINE of each lock member.
-locks=$(grep -nE '^[[:space:]]+(spinlock_t|struct mutex|rwlock_t|struct rw_semaphore)[[:space:]]+[a-z_0-9]+;' \
+locks=$(grep -nE '^[[:space:]]+(spinlock_t|struct mutex|rwlock_t|struct rw_semaphore|struct siw_tx_bitlock)[[:space:]]+[a-z_0-9]+;' \
 	"$dir"/*.h "$dir"/*.c | sed -E 's/^([^:]+):([0-9]+):.*[[:space:]]([a-z_0-9]+);.*/\3 \1:\2/')
 [ -n "$locks" ] || ktap_fail "lock members found in $dir" "none: is the path right?"
 while read -r name where; do
 	[ -n "$name" ] || continue
-	if grep -qE "(spin_lock_init|mutex_init|rwlock_init|init_rwsem)\(&[a-z_0-9>.-]*\b$name\)" "$dir"/*.c; then
+	if grep -qE "(spin_lock_init|mutex_init|rwlock_init|init_rwsem|siw_tx_bitlock_init)\(&[a-z_0-9>.-]*\b$name\)" "$dir"/*.c; then
 		ktap_pass "lock $name ($(basename "${where%:*}")) is initialised"
 	else
 		ktap_fail "lock $name ($(basename "${where%:*}")) is initialised" \

@@ -14,7 +14,7 @@
 # by exactly its bytes, the FPDU counters by exactly the FPDUs the trace
 # saw, and the connection counters by one; the Terminates by layer.
 . "$(dirname "$0")/lib.sh"
-plan 53
+plan 54
 require rping rdma python3
 at_exit 'echo 0 > "$T/events/siw/enable" 2>/dev/null; echo "$saved_kb" > "$T/buffer_size_kb" 2>/dev/null; pkill -9 -x rping; cleanup_netns'
 
@@ -83,6 +83,19 @@ delta() {
 		ok "$desc: $dev $name +$n"
 	else
 		fail "$desc: $dev $name +$n" "before '${before}', now '${now}'" \
+			"$(rdma statistic show link "$dev/1" 2>&1)"
+	fi
+}
+
+# delta_min DESC DEV NAME N: the counter moved by at least N since stats_save.
+delta_min() {
+	local desc=$1 dev=$2 name=$3 n=$4 before now
+	before=$(awk -v n="$name" '$1 == n { print $2 }' "/tmp/stats-$dev.$$")
+	now=$(stat "$dev" "$name")
+	if [ -n "$before" ] && [ -n "$now" ] && [ $((now - before)) -ge "$n" ]; then
+		ok "$desc: $dev $name +$((now - before)) (at least $n)"
+	else
+		fail "$desc: $dev $name at least +$n" "before '${before}', now '${now}'" \
 			"$(rdma statistic show link "$dev/1" 2>&1)"
 	fi
 }
@@ -164,6 +177,10 @@ delta "rping" siw_a read_responses_received 10
 delta "rping" siw_b read_requests_received 10
 delta "rping" siw_b read_responses_sent 10
 delta "rping" siw_b writes_received 10
+# rping waits for each Read before the next: the socket is idle when a
+# Read Request comes, so the receive softirq answers it (all but the
+# first, which sets up the QP's pages in the worker).
+delta_min "rping: Read Responses from the receive softirq" siw_b tx_softirq_runs 1
 # FPDUs: counters and tracepoints must agree, both devices together.
 fpdus() { # NAME: the sum of both devices' deltas
 	local a b
