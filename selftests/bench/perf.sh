@@ -9,7 +9,9 @@
 # request/response latency and connect rate (userspace/tcp_bench); for siw
 # and rxe, perftest over rdma_cm (-R): ib_{write,read,send}_bw at 4 KiB,
 # 64 KiB and 1 MiB, ib_write_bw with 8 QPs at 64 KiB,
-# ib_{write,send,read}_lat at 8 B, and the rdma_cm connect rate (cm_bench).
+# ib_{write,send,read}_lat at 8 B, the same with completions as events
+# (-e: ib_send_lat, ib_{write,read}_bw at 4 and 64 KiB; recorded as
+# TEST_ev), and the rdma_cm connect rate (cm_bench).
 # Each runs REPS times, the transports' order rotated. Every bandwidth run
 # also records the guest's kernel CPU time (system, irq, softirq on all
 # vCPUs: perftest busy-polls its CQ in user space, so user time says
@@ -67,12 +69,14 @@ tcp_runs() {
 	record connect 0 1 "$v" conn/s 0 0
 }
 
-# perftest_bw TOOL SIZE QPS: a run of BENCH_SECS x BENCH_MIB MiB, but at
+# perftest_bw TOOL SIZE QPS [ev]: a run of BENCH_SECS x BENCH_MIB MiB, but at
 # most 1000 x BENCH_SECS messages (small ones are slow under emulation),
 # in perftest's iteration mode; its duration mode (-D) miscounts with
 # several QPs over rxe.
 perftest_bw() {
-	local a v t0 t1 n
+	local a v t0 t1 n ev= name=${1#ib_}
+	# ev: completions as events (perftest -e), as kernel ULPs take them.
+	[ "${4:-}" = ev ] && ev=-e name=${1#ib_}_ev
 	a=$(addr "$topo" "$t")
 	n=$((secs * mib_per_sec * 1048576 / $2))
 	[ $n -le $((secs * 1000)) ] || n=$((secs * 1000))
@@ -83,18 +87,18 @@ perftest_bw() {
 	# siw's transfer, is then in doubt: its data is not checked here).
 	for attempt in 1 2; do
 		t0=$(kernel_ticks)
-		out=$(bench_pair "$1" $PERFTEST -s "$2" -q "$3" -n $n -p $port --output=bandwidth -- \
-			"$1" $PERFTEST -s "$2" -q "$3" -n $n -p $port --output=bandwidth "$a") ||
+		out=$(bench_pair "$1" $PERFTEST $ev -s "$2" -q "$3" -n $n -p $port --output=bandwidth -- \
+			"$1" $PERFTEST $ev -s "$2" -q "$3" -n $n -p $port --output=bandwidth "$a") ||
 			return 1
 		t1=$(kernel_ticks)
 		v=$(echo "$out" | awk 'NF == 1 && $1 ~ /^[0-9.]+$/ { v = $1 } END { print v }')
 		awk "BEGIN { exit !(${v:-0} + 0 > 0) }" && break
-		echo "bench perf: $1 -s $2 -q $3 -n $n: attempt $attempt failed (no positive bandwidth):" >&2
+		echo "bench perf: $1 $ev -s $2 -q $3 -n $n: attempt $attempt failed (no positive bandwidth):" >&2
 		echo "$out" >&2
 		v=
 	done
 	[ -n "$v" ] || { echo "bench perf: $1 printed no bandwidth" >&2; return 1; }
-	record "${1#ib_}" "$2" "$3" "$v" MiB/s $((t1 - t0)) $((n * $2 * $3))
+	record "$name" "$2" "$3" "$v" MiB/s $((t1 - t0)) $((n * $2 * $3))
 }
 
 # perftest_setup: the kernel CPU of a perftest run that moves almost
@@ -113,15 +117,16 @@ perftest_setup() {
 	record setup 0 1 1 run $((t1 - t0)) 0
 }
 
-perftest_lat() { # TOOL
-	local a v
+perftest_lat() { # TOOL [ev]
+	local a v ev= name=${1#ib_}
+	[ "${2:-}" = ev ] && ev=-e name=${1#ib_}_ev
 	a=$(addr "$topo" "$t")
-	v=$(bench_pair "$1" $PERFTEST -s 8 -n "$lat_iters" -p $port --output=latency -- \
-		"$1" $PERFTEST -s 8 -n "$lat_iters" -p $port --output=latency "$a") ||
+	v=$(bench_pair "$1" $PERFTEST $ev -s 8 -n "$lat_iters" -p $port --output=latency -- \
+		"$1" $PERFTEST $ev -s 8 -n "$lat_iters" -p $port --output=latency "$a") ||
 		return 1
 	v=$(echo "$v" | awk 'NF == 1 && $1 ~ /^[0-9.]+$/ { v = $1 } END { print v }')
-	[ -n "$v" ] || { echo "bench perf: $1 printed no latency" >&2; return 1; }
-	record "${1#ib_}" 8 1 "$v" us 0 0
+	[ -n "$v" ] || { echo "bench perf: $1 $ev printed no latency" >&2; return 1; }
+	record "$name" 8 1 "$v" us 0 0
 }
 
 # Kernel CPU per byte in the steady state. A short run's kernel time is
@@ -251,6 +256,20 @@ rdma_runs() {
 	for tool in ib_write_lat ib_send_lat ib_read_lat; do
 		perftest_lat $tool || rc=1
 	done
+	# Completions as events (perftest -e: the CQ armed, the process
+	# sleeping in ibv_get_cq_event), as kernel ULPs take them: the Send
+	# round trip (perftest's Write and Read latency tests take no -e),
+	# Write and Read at 4 and 64 KiB. The smoke pass: one of each kind.
+	perftest_lat ib_send_lat ev || rc=1
+	if [ "$smoke" = 1 ]; then
+		perftest_bw ib_read_bw 65536 1 ev || rc=1
+	else
+		for tool in ib_write_bw ib_read_bw; do
+			for sz in 4096 65536; do
+				perftest_bw $tool $sz 1 ev || rc=1
+			done
+		done
+	fi
 	cm_rate || rc=1
 	if cpu_round; then
 		perftest_cpu ib_write_bw 4096 || rc=1

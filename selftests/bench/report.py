@@ -194,6 +194,34 @@ def lat_table(fg, topo, out):
                    f"| {fmt(ratio(siw, rxe), 2)} |")
 
 
+# Completions as events (perftest -e), beside the same test polling.
+EV_TESTS = (("send_lat", 8, "Send latency 8 B, µs"),
+            ("write_bw", 4096, "Write 4 KiB, MiB/s"),
+            ("write_bw", 65536, "Write 64 KiB, MiB/s"),
+            ("read_bw", 4096, "Read 4 KiB, MiB/s"),
+            ("read_bw", 65536, "Read 64 KiB, MiB/s"))
+
+
+def ev_table(fg, topo, out):
+    """Event-driven figures (TEST_ev) beside polling ones; False if none."""
+    rows = [(t, s, label) for t, s, label in EV_TESTS
+            if fg.values(topo, "siw", t + "_ev", s)]
+    if not rows:
+        return False
+    out.append("| figure | siw events | siw spread | siw polling "
+               "| events / polling | rxe events | siw / rxe (events) |")
+    out.append("|---|---|---|---|---|---|---|")
+    for test, size, label in rows:
+        ev = fg.get(topo, "siw", test + "_ev", size)
+        poll = fg.get(topo, "siw", test, size)
+        rxe = fg.get(topo, "rxe", test + "_ev", size)
+        out.append(f"| {label} | {fmt(ev, 2)} "
+                   f"| {fmt_pct(fg.spread(topo, 'siw', test + '_ev', size))} "
+                   f"| {fmt(poll, 2)} | {fmt(ratio(ev, poll), 2)} "
+                   f"| {fmt(rxe, 2)} | {fmt(ratio(ev, rxe), 2)} |")
+    return True
+
+
 def targets(fg, topo):
     """[(target, figure, met)] for one path: met is yes, no or unclear
     (verdict) from the ratio's interval over the runs, or None."""
@@ -342,6 +370,13 @@ def main():
         bw_table(fg, topo, out)
         out += ["", "### Latency, 8 bytes", ""]
         lat_table(fg, topo, out)
+        ev = ["", "### Completions as events (perftest -e)", "",
+              "The CQ armed and the process asleep in `ibv_get_cq_event` "
+              "until the completion's interrupt, as kernel ULPs take "
+              "completions; beside the same test busy-polling. For "
+              "latency lower is better.", ""]
+        if ev_table(fg, topo, ev):
+            out += ev
         if any(k[:2] == (topo, "siw-worker") for k in runs):
             ab_table(fg, topo, out, "Inline transmit against the worker",
                      "siw as above (a user's doorbell transmits up to "

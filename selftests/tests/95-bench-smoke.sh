@@ -9,7 +9,7 @@
 # here (a timed test on a noisy machine proves nothing); make bench does.
 . "$(dirname "$0")/lib.sh"
 # 1, then 13 cases of figures on veth and 20 on loopback, then 11.
-plan 45
+plan 51
 require python3 gnuplot perf
 raw=/tmp/bench-smoke.$$
 mkdir -p "$raw"
@@ -39,7 +39,7 @@ has() {
 }
 # The figures of rxe on the veth path, or the marker that it cannot run
 # there (6.1's rxe works only in the initial namespace): one case.
-figures="write_bw 65536 1/read_bw 65536 1/send_bw 65536 1/write_bw 65536 8/write_lat 8 1/send_lat 8 1/read_lat 8 1/connect 0 1"
+figures="write_bw 65536 1/read_bw 65536 1/send_bw 65536 1/write_bw 65536 8/write_lat 8 1/send_lat 8 1/read_lat 8 1/send_lat_ev 8 1/read_bw_ev 65536 1/connect 0 1"
 veth_rxe() {
 	local f
 	if grep -q '^veth rxe - 0 0 n/a' "$raw/bench-perf.tsv"; then
@@ -57,7 +57,7 @@ for topo in veth lo; do
 	done
 	transports="siw"
 	if [ $topo = veth ]; then
-		check "veth: rxe's 8 figures recorded, or rxe marked n/a there" veth_rxe
+		check "veth: rxe's 10 figures recorded, or rxe marked n/a there" veth_rxe
 	else
 		transports="siw rxe"
 	fi
