@@ -206,7 +206,7 @@ test|demo|bench)
 	for v in BENCH_REPS BENCH_SECS BENCH_MIB BENCH_SMOKE BENCH_PROFILE_SECS; do
 		[ -n "${!v:-}" ] && genv+=" $v=${!v}"
 	done
-	for v in BLKTESTS BLKTESTS_GROUPS BLKTESTS_TESTS RDMA_CORE_TESTS; do
+	for v in BLKTESTS BLKTESTS_GROUPS BLKTESTS_TESTS RDMA_CORE_TESTS BENCH_SCALE_COUNTS; do
 		[ -n "${!v:-}" ] && genv+=" $v=${!v// /,}"
 	done
 	# A scratch disk for what needs a real filesystem (blktests): a
