@@ -8,7 +8,8 @@
 # Figures: TCP stream bandwidth with 4 KiB..1 MiB writes, 8-byte
 # request/response latency and connect rate (userspace/tcp_bench); for siw
 # and rxe, perftest over rdma_cm (-R): ib_{write,read,send}_bw at 4 KiB,
-# 64 KiB and 1 MiB, ib_write_bw with 8 QPs at 64 KiB,
+# 64 KiB and 1 MiB, ib_write_bw with 8 QPs at 4 and 64 KiB and 64 QPs
+# at 64 KiB,
 # ib_{write,send,read}_lat at 8 B, the same with completions as events
 # (-e: ib_send_lat, ib_{write,read}_bw at 4 and 64 KiB; recorded as
 # TEST_ev), and the rdma_cm connect rate (cm_bench).
@@ -248,10 +249,11 @@ rdma_runs() {
 			perftest_bw $tool "$sz" 1 || rc=1
 		done
 		# 8 QPs: Write only, at 4 KiB (inline in the doorbell) and
-		# 64 KiB (the worker's).
+		# 64 KiB (the worker's); 64 QPs at 64 KiB, against one.
 		[ $tool = ib_write_bw ] || continue
 		[ "$smoke" = 1 ] || perftest_bw $tool 4096 8 || rc=1
 		perftest_bw $tool 65536 8 || rc=1
+		[ "$smoke" = 1 ] || perftest_bw $tool 65536 64 || rc=1
 	done
 	for tool in ib_write_lat ib_send_lat ib_read_lat; do
 		perftest_lat $tool || rc=1
