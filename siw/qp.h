@@ -328,6 +328,7 @@ struct siw_qp {
 	 */
 	struct siw_tx_bitlock tx_lock;
 	bool tx_in_softirq;	/* the run holding tx_lock is the softirq's */
+	bool tx_run_later;	/* queue a worker run once tx_lock is let go */
 	struct work_struct tx_work;
 	u32 sq_next;		/* next element to start; sq_get..sq_next run */
 	u8 rtr_send;		/* initiator in p2p mode: the RTR to send first */

@@ -948,6 +948,30 @@ static void siw_tx_terminate_and_close(struct siw_qp *qp)
 	siw_cep_put(cep);
 }
 
+/*
+ * A run leaves work to the worker: queued once the run let go of tx_lock
+ * (siw_tx_unlock_and_queue). Queued while holding it, the worker would
+ * wake up only to wait for the lock, and a bit lock's waiter sleeps: a
+ * second wake-up per message (Write at 64 KiB over loopback, 0.83 times
+ * as fast, every doorbell handing its large message to the worker).
+ */
+static void siw_tx_run_later(struct siw_qp *qp)
+{
+	lockdep_assert_held(&qp->tx_lock);
+	qp->tx_run_later = true;
+}
+
+static void siw_tx_unlock_and_queue(struct siw_qp *qp)
+{
+	bool later = qp->tx_run_later;
+
+	lockdep_assert_held(&qp->tx_lock);
+	qp->tx_run_later = false;
+	siw_tx_unlock(qp);
+	if (later)
+		siw_tx_queue_run(qp);
+}
+
 /* Where a transmit run runs, which decides what it may do. */
 enum siw_tx_ctx {
 	SIW_TX_IN_WORKER,	/* tx_work: everything */
@@ -995,12 +1019,12 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 			if (inline_run &&
 			    (READ_ONCE(qp->term_code) != SIW_TERM_OK ||
 			     qp->tx_msg->kind != SIW_TX_MSG_NONE))
-				siw_tx_queue_run(qp);
+				siw_tx_run_later(qp);
 			break;
 		}
 		if (READ_ONCE(qp->term_code) != SIW_TERM_OK) {
 			if (inline_run)
-				siw_tx_queue_run(qp);
+				siw_tx_run_later(qp);
 			else
 				siw_tx_terminate_and_close(qp);
 			return SIW_TX_BLOCKED;
@@ -1012,7 +1036,7 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 		 */
 		if (qp->tx_msg->kind != SIW_TX_MSG_NONE) {
 			if (inline_run) {
-				siw_tx_queue_run(qp);
+				siw_tx_run_later(qp);
 				return SIW_TX_WAIT;
 			}
 			step = siw_tx_msg_go(qp, 0);
@@ -1024,7 +1048,7 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 			u8 type = qp->rtr_send;
 
 			if (in_softirq) {
-				siw_tx_queue_run(qp);
+				siw_tx_run_later(qp);
 				return SIW_TX_DEFER;
 			}
 			qp->rtr_send = 0;
@@ -1035,7 +1059,7 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 		}
 		if (inline_run) {
 			if (sqes++ == SIW_TX_INLINE_SQES) {
-				siw_tx_queue_run(qp);
+				siw_tx_run_later(qp);
 				return SIW_TX_DEFER;
 			}
 			/* Read Requests first, as the worker does. */
@@ -1044,7 +1068,7 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 			case SIW_TX_SENT:
 				continue;
 			case SIW_TX_DEFER:
-				siw_tx_queue_run(qp);
+				siw_tx_run_later(qp);
 				return SIW_TX_DEFER;
 			case SIW_TX_BLOCKED:
 			case SIW_TX_WAIT:
@@ -1057,7 +1081,7 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 				return step;
 			step = siw_tx_sqe(qp, &budget);
 			if (step == SIW_TX_DEFER)
-				siw_tx_queue_run(qp);
+				siw_tx_run_later(qp);
 			if (step != SIW_TX_SENT)
 				return step;
 			continue;
@@ -1104,7 +1128,7 @@ static void siw_tx_run(struct siw_qp *qp, enum siw_tx_ctx ctx)
 	sock = qp->sock;
 	if (qp->tx_corked && sock) {
 		if (ctx == SIW_TX_IN_SOFTIRQ) {
-			siw_tx_queue_run(qp);
+			siw_tx_run_later(qp);
 		} else {
 			qp->tx_corked = false;
 			tcp_sock_set_cork(sock->sk, false);
@@ -1124,12 +1148,12 @@ static void siw_tx_run(struct siw_qp *qp, enum siw_tx_ctx ctx)
 	 * room): the worker goes on with it.
 	 */
 	if (ctx == SIW_TX_IN_SOFTIRQ && qp->tx_msg->kind != SIW_TX_MSG_NONE)
-		siw_tx_queue_run(qp);
+		siw_tx_run_later(qp);
 	WRITE_ONCE(qp->tx_running, false);
 	smp_mb();	/* pairs with siw_tx_wake()'s, after tx_kicked = 1 */
 	/* Kicked after our last look at the queues (siw_tx_wake). */
 	if (READ_ONCE(qp->tx_kicked)) {
-		siw_tx_queue_run(qp);
+		siw_tx_run_later(qp);
 		return;
 	}
 	/*
@@ -1139,7 +1163,7 @@ static void siw_tx_run(struct siw_qp *qp, enum siw_tx_ctx ctx)
 	 */
 	if ((step == SIW_TX_EMPTY || step == SIW_TX_RING_FULL) &&
 	    siw_sq_startable(qp))
-		siw_tx_queue_run(qp);
+		siw_tx_run_later(qp);
 }
 
 void siw_tx_work(struct work_struct *work)
@@ -1151,7 +1175,7 @@ void siw_tx_work(struct work_struct *work)
 		siw_tx_terminate_and_close(qp);
 	else
 		siw_tx_run(qp, SIW_TX_IN_WORKER);
-	siw_tx_unlock(qp);
+	siw_tx_unlock_and_queue(qp);
 	siw_qp_put(qp);
 }
 
@@ -1167,7 +1191,7 @@ void siw_tx_doorbell_run(struct siw_qp *qp)
 		return;
 	}
 	siw_tx_run(qp, SIW_TX_IN_DOORBELL);
-	siw_tx_unlock(qp);
+	siw_tx_unlock_and_queue(qp);
 }
 
 /*
@@ -1205,7 +1229,7 @@ void siw_tx_from_rx(struct siw_qp *qp, struct sock *sk)
 	siw_tx_run(qp, SIW_TX_IN_SOFTIRQ);
 	qp->tx_in_softirq = false;
 	siw_sock_atomic_end(sk, &saved);
-	siw_tx_unlock(qp);
+	siw_tx_unlock_and_queue(qp);
 }
 
 void siw_tx_bitlock_init(struct siw_tx_bitlock *lock)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
 """report.py OUTDIR RAWDIR [TITLE]: turns the raw figures of one benchmark
 boot (RAWDIR/bench-perf.tsv from selftests/bench/perf.sh, and
-RAWDIR/bench-nvme.md, bench-twovm.md and bench-profile.md when those
+RAWDIR/bench-nvme.md, bench-twovm.md, bench-scale.md and bench-profile.md when those
 benchmarks ran too) into OUTDIR/results.md
 and OUTDIR/bandwidth.png (gnuplot). Every siw figure is given as a ratio to
 raw TCP and to rdma_rxe from the same boot, and the targets
@@ -439,6 +439,11 @@ def main():
     if os.path.exists(twovm):
         out += ["## Two guests: siw against TCP between two VMs", ""]
         out += [line.rstrip("\n") for line in open(twovm)]
+        out.append("")
+    scale = os.path.join(rawdir, "bench-scale.md")
+    if os.path.exists(scale):
+        out += ["## Scale: many QPs connected at once", ""]
+        out += [line.rstrip("\n") for line in open(scale)]
         out.append("")
     prof = os.path.join(rawdir, "bench-profile.md")
     if os.path.exists(prof):
