@@ -71,23 +71,30 @@ static inline struct ib_udata *siw_create_cq_udata(struct ib_udata *udata)
 /*
  * Pages handed to a socket by reference, the stack taking its own page
  * references: MSG_SPLICE_PAGES with a bio_vec iterator since 6.5, one
- * kernel_sendpage() per page before. Returns the bytes the socket took.
+ * page at a time before. @locked: from the receive softirq, under the
+ * socket's spinlock with no process owning it (tcp_sendmsg_locked's
+ * callers own the socket or hold that lock); otherwise the socket is
+ * locked here. Returns the bytes the socket took.
  */
 #include <linux/net.h>
 #include <linux/socket.h>
 #include <linux/uio.h>
+#include <net/tcp.h>
 #ifdef SIW_HAVE_MSG_SPLICE_PAGES
-static inline int siw_sock_send_pages(struct socket *sock, struct bio_vec *bv,
-				      unsigned int n, size_t len, int flags)
+static inline int siw_send_pages(struct socket *sock, struct bio_vec *bv,
+				 unsigned int n, size_t len, int flags,
+				 bool locked)
 {
 	struct msghdr msg = { .msg_flags = flags | MSG_SPLICE_PAGES };
 
 	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, bv, n, len);
-	return sock_sendmsg(sock, &msg);
+	return locked ? tcp_sendmsg_locked(sock->sk, &msg, len) :
+			sock_sendmsg(sock, &msg);
 }
 #else
-static inline int siw_sock_send_pages(struct socket *sock, struct bio_vec *bv,
-				      unsigned int n, size_t len, int flags)
+static inline int siw_send_pages(struct socket *sock, struct bio_vec *bv,
+				 unsigned int n, size_t len, int flags,
+				 bool locked)
 {
 	int sent = 0;
 	unsigned int i;
@@ -95,7 +102,10 @@ static inline int siw_sock_send_pages(struct socket *sock, struct bio_vec *bv,
 	for (i = 0; i < n; i++) {
 		int f = i + 1 < n ? flags | MSG_MORE | MSG_SENDPAGE_NOTLAST :
 				    flags;
-		int r = kernel_sendpage(sock, bv[i].bv_page, bv[i].bv_offset,
+		int r = locked ?
+			do_tcp_sendpages(sock->sk, bv[i].bv_page,
+					 bv[i].bv_offset, bv[i].bv_len, f) :
+			kernel_sendpage(sock, bv[i].bv_page, bv[i].bv_offset,
 					bv[i].bv_len, f);
 
 		if (r < 0)
@@ -150,46 +160,6 @@ static inline bool siw_ib_name_taken(const char *name)
 #else
 #define SIW_REG_USER_MR_DMAH
 #define siw_reg_user_mr_dmah(dmah) NULL
-#endif
-
-/*
- * The same, from the receive softirq, under the socket's spinlock
- * (tcp_sendmsg_locked's callers own the socket or hold that lock): one
- * do_tcp_sendpages() per page before 6.5.
- */
-#include <net/tcp.h>
-#ifdef SIW_HAVE_MSG_SPLICE_PAGES
-static inline int siw_tcp_send_pages_locked(struct sock *sk,
-					    struct bio_vec *bv, unsigned int n,
-					    size_t len, int flags)
-{
-	struct msghdr msg = { .msg_flags = flags | MSG_SPLICE_PAGES };
-
-	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, bv, n, len);
-	return tcp_sendmsg_locked(sk, &msg, len);
-}
-#else
-static inline int siw_tcp_send_pages_locked(struct sock *sk,
-					    struct bio_vec *bv, unsigned int n,
-					    size_t len, int flags)
-{
-	int sent = 0;
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		int f = i + 1 < n ? flags | MSG_MORE | MSG_SENDPAGE_NOTLAST :
-				    flags;
-		int r = do_tcp_sendpages(sk, bv[i].bv_page, bv[i].bv_offset,
-					 bv[i].bv_len, f);
-
-		if (r < 0)
-			return sent ? sent : r;
-		sent += r;
-		if (r != bv[i].bv_len)
-			break;
-	}
-	return sent;
-}
 #endif
 
 /*

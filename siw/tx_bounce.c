@@ -221,10 +221,8 @@ int siw_tx_bounce_send(struct siw_qp *qp, const struct kvec *kv,
 	if (err)
 		return err;
 	/* From the receive softirq: under the socket's spinlock (tx.c). */
-	if (qp->tx_in_softirq)
-		return siw_tcp_send_pages_locked(qp->sock->sk, qp->tx_bv, n,
-						 len, flags);
-	return siw_sock_send_pages(qp->sock, qp->tx_bv, n, len, flags);
+	return siw_send_pages(qp->sock, qp->tx_bv, n, len, flags,
+			      qp->tx_in_softirq);
 }
 
 /* Drops the QP's references to the batch's pages. */
