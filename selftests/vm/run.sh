@@ -292,10 +292,13 @@ echo "run.sh: whole-boot limit ${timeout_s}s" >&2
 # would otherwise hold the whole-boot limit, hours for the debug kernel.
 # Each guest's stage 1 writes "booted" into its output directory; guests
 # without it after SIW_BOOT_LIMIT seconds (300, times the timeout scale)
-# are booted once more. So are guests whose emulator died of a signal
-# before they all booted: QEMU 7.2's TCG has segfaulted once while a
-# second guest probed its PCI devices (in a CI run), before siw was
-# loaded anywhere. A crash after boot is never retried: it fails.
+# are booted once more. So are guests whose emulator ended before they
+# all booted, before siw was loaded anywhere: QEMU 7.2's TCG has
+# segfaulted once while a second guest probed its PCI devices, and sid's
+# 7.2.13 kernel has panicked once 1.2 s into its boot, in
+# enqueue_task_fair with RIP inside a 5-byte NOP (code being patched),
+# both in CI runs. The first boot's console log is kept as
+# console-first-boot.log. A crash after boot is never retried: it fails.
 boot_limit=$((${SIW_BOOT_LIMIT:-300} * scale))
 # Two guests (twovm, interop) each have their own output directory.
 gouts=$out
@@ -317,8 +320,11 @@ timed_out=0 stalled=0 crashed=0
 # again: kill every guest, then boot them once more if a retry is left
 # (restart=1), else mark the run with flag $1 (stalled or crashed).
 again() {
-	local p
+	local p g
 	for p in $qemu ${qemu2:-}; do kill_guest "$p"; done
+	for g in $gouts; do
+		[ -f "$g/console.log" ] && mv "$g/console.log" "$g/console-first-boot.log"
+	done
 	if [ $boot_retries -gt 0 ]; then
 		boot_retries=$((boot_retries - 1))
 		echo "run.sh: booting again" >&2
@@ -343,14 +349,19 @@ while :; do
 			fi
 			wait "$pid" 2>/dev/null
 			qrc=$?
-			# 128+N: QEMU died of signal N.
-			[ $qrc -gt 128 ] || continue
-			echo "run.sh: QEMU (pid $pid) died of signal $((qrc - 128))" >&2
+			# A guest that ends before every guest's init ran: its
+			# kernel panicked (QEMU exits, -no-reboot) or QEMU died.
 			if ! booted; then
-				echo "run.sh: that was before every guest's init ran" >&2
+				echo "run.sh: QEMU (pid $pid) ended (status $qrc) before every guest's init ran; last console lines:" >&2
+				for g in $gouts; do
+					tail -25 "$g/console.log" >&2
+				done
 				again crashed
 				break 2
 			fi
+			# 128+N: QEMU died of signal N.
+			[ $qrc -gt 128 ] || continue
+			echo "run.sh: QEMU (pid $pid) died of signal $((qrc - 128))" >&2
 			crashed=1
 		done
 		live=$still
