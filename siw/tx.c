@@ -980,6 +980,37 @@ enum siw_tx_ctx {
 };
 
 /*
+ * One step of an inline run (doorbell or receive softirq): a Read Response
+ * first, as the worker does, then, from the doorbell only, one send queue
+ * element. SIW_TX_SENT: the run may go on.
+ */
+static enum siw_tx_step siw_tx_inline_step(struct siw_qp *qp, bool in_softirq,
+					   u32 *budget)
+{
+	enum siw_tx_step step;
+
+	step = siw_tx_doorbell_read_response(qp, budget);
+	switch (step) {
+	case SIW_TX_DEFER:
+		siw_tx_run_later(qp);
+		return step;
+	case SIW_TX_SENT:
+	case SIW_TX_BLOCKED:
+	case SIW_TX_WAIT:
+		return step;
+	default:
+		break;
+	}
+	/* The send queue is the worker's and the doorbell's. */
+	if (in_softirq)
+		return step;
+	step = siw_tx_sqe(qp, budget);
+	if (step == SIW_TX_DEFER)
+		siw_tx_run_later(qp);
+	return step;
+}
+
+/*
  * The transmit loop. Must hold tx_lock. In the worker it runs until
  * nothing is left. Inline in a doorbell it sends only send queue
  * elements and Read Responses, at most SIW_TX_INLINE_SQES of them and
@@ -1062,26 +1093,7 @@ static enum siw_tx_step siw_tx_run_queue(struct siw_qp *qp,
 				siw_tx_run_later(qp);
 				return SIW_TX_DEFER;
 			}
-			/* Read Requests first, as the worker does. */
-			step = siw_tx_doorbell_read_response(qp, &budget);
-			switch (step) {
-			case SIW_TX_SENT:
-				continue;
-			case SIW_TX_DEFER:
-				siw_tx_run_later(qp);
-				return SIW_TX_DEFER;
-			case SIW_TX_BLOCKED:
-			case SIW_TX_WAIT:
-				return step;
-			default:
-				break;
-			}
-			/* The send queue is the worker's and the doorbell's. */
-			if (in_softirq)
-				return step;
-			step = siw_tx_sqe(qp, &budget);
-			if (step == SIW_TX_DEFER)
-				siw_tx_run_later(qp);
+			step = siw_tx_inline_step(qp, in_softirq, &budget);
 			if (step != SIW_TX_SENT)
 				return step;
 			continue;
