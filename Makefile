@@ -55,11 +55,12 @@ check-all:
 	scripts/check-targets.sh $(TARGETS)
 
 # The benchmark (not part of check: these machines are noisy): siw against
-# raw TCP and rdma_rxe in one boot, then NVMe-oF and guest profiles, then
+# raw TCP and rdma_rxe in one boot, then NVMe-oF, guest profiles and many
+# QPs at once (scale, with upstream siw beside), then
 # siw and TCP between two guests; writes bench/results.md and
 # bench/bandwidth.png. BENCH_REPS, BENCH_SECS tune it.
 bench:
-	KVER=$(KVER) selftests/bench-vm.sh perf nvme profile twovm
+	KVER=$(KVER) selftests/bench-vm.sh perf nvme profile scale twovm
 
 fuzz:
 	scripts/deps.sh $(KVER)

@@ -26,7 +26,21 @@ done
 # still ends (BENCH_TIMEOUT seconds).
 rc=0
 if [ ${#single[@]} -gt 0 ]; then
-	run_vm --out "$out" --timeout "${BENCH_TIMEOUT:-7200}" bench "${single[@]}" || rc=1
+	opts=()
+	case " ${single[*]} " in
+	*" scale "*)
+		# The scale pass measures upstream siw of the guest's kernel
+		# too (loaded in place of this one, in the same boot), and
+		# 10,000 connections (20,000 QPs of all three) need room.
+		if build_upstream; then
+			opts+=(--upstream "$upstream_ko")
+		else
+			echo "$0: upstream siw of $abi not built (above): scale measures this siw and rxe only" >&2
+		fi
+		opts+=(--mem "${BENCH_SCALE_MEM:-4G}")
+		;;
+	esac
+	run_vm --out "$out" --timeout "${BENCH_TIMEOUT:-7200}" "${opts[@]}" bench "${single[@]}" || rc=1
 fi
 if [ ${#pair[@]} -gt 0 ]; then
 	mkdir -p "$out"

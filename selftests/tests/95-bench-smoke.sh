@@ -8,8 +8,9 @@
 # report and its plot are written. The figures themselves are not judged
 # here (a timed test on a noisy machine proves nothing); make bench does.
 . "$(dirname "$0")/lib.sh"
-# 1, then 13 cases of figures on veth and 20 on loopback, then 11.
-plan 51
+# 1, then 13 cases of figures on veth and 20 on loopback, then 11, then
+# the scale pass's 4.
+plan 55
 require python3 gnuplot perf
 raw=/tmp/bench-smoke.$$
 mkdir -p "$raw"
@@ -101,5 +102,26 @@ check "the profile charges the copies to siw's transmit or receive" \
 	grep -Eq '^\| `siw_(tx|rx)_[a-z_]*` \| data copies' "$raw/bench-profile.md"
 check "report.py puts the profile's case in results.md" \
 	sh -c "python3 '$SIW_DIR/selftests/bench/report.py' '$raw/report' '$raw' smoke >/dev/null && grep -q '^### veth: siw ib_write_bw 64 KiB: [0-9.]* MiB/s' '$raw/report/results.md'"
+
+# The scale pass at two small counts: QPs connected at once, each
+# message checked by qp_scale; upstream siw is not built here.
+echo "+ BENCH_SCALE_COUNTS='20 50' selftests/bench/scale.sh"
+if BENCH_SCALE_COUNTS="20 50" SIW_OUT=$raw \
+	timeout 300 "$SIW_DIR/selftests/bench/scale.sh" > "$raw/scale.log" 2>&1; then
+	ok "scale.sh smoke pass (20 and 50 connections) runs to the end"
+else
+	fail "scale.sh smoke pass (20 and 50 connections) runs to the end" "$(tail -30 "$raw/scale.log")"
+fi
+sed 's/^/  | /' "$raw/bench-scale.tsv" 2>/dev/null
+# scale_row N: siw's raw line for N connections, with a setup time and
+# as many TCP sockets as QPs at least (both ends' kernel sockets).
+scale_row() {
+	awk -v n="$1" '$1 == "siw" && $2 == n && $3 > 0 && $9 >= 2 * n { f = 1 } END { exit !f }' \
+		"$raw/bench-scale.tsv" 2>/dev/null
+}
+check "scale: siw with 20 connections recorded, 40 sockets held" scale_row 20
+check "scale: siw with 50 connections recorded, 100 sockets held" scale_row 50
+check "report.py puts the scale table in results.md" \
+	sh -c "python3 '$SIW_DIR/selftests/bench/report.py' '$raw/report' '$raw' smoke >/dev/null && grep -q '^| siw | 50 |' '$raw/report/results.md'"
 
 check "no siw QP, CQ, MR or PD left" no_siw_resources

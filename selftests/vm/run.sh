@@ -28,7 +28,9 @@
 #                    test, the sum of the tests' own timeouts plus 300;
 #                    otherwise 1500; times SIW_TIMEOUT_SCALE)
 #   --upstream DIR   for interop: upstream siw built for ABI, DIR/siw.ko
-#                    and DIR/siw-gso.ko
+#                    and DIR/siw-gso.ko; for bench: the scale pass
+#                    measures DIR/siw.ko too (SIW_UPSTREAM in the guest)
+#   --mem SIZE       the guest's memory (default 2G, 3G with --debug)
 #   --debug          ABI is the debug kernel (scripts/debug-kernel.sh):
 #                    the guest panics on a WARN (panic_on_warn=1), uses
 #                    4-level paging (no5lvl, see boot_guest), loads
@@ -44,7 +46,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-abi= kcache= module= out= timeout_s= debug=0 root=/ upstream=
+abi= kcache= module= out= timeout_s= debug=0 root=/ upstream= mem_opt=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--abi) abi=$2; shift 2 ;;
@@ -53,6 +55,7 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift 2 ;;
 	--root) root=$2; shift 2 ;;
 	--upstream) upstream=$2; shift 2 ;;
+	--mem) mem_opt=$2; shift 2 ;;
 	--timeout) timeout_s=$2; shift 2 ;;
 	--debug) debug=1; shift ;;
 	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
@@ -79,6 +82,7 @@ if [ $debug = 1 ]; then
 	mem=3G
 	SIW_TIMEOUT_SCALE=${SIW_TIMEOUT_SCALE:-3}
 fi
+mem=${mem_opt:-$mem}
 scale=${SIW_TIMEOUT_SCALE:-1}
 
 kroot=$kcache/$abi/root
@@ -209,6 +213,7 @@ test|demo|bench)
 	for v in BLKTESTS BLKTESTS_GROUPS BLKTESTS_TESTS RDMA_CORE_TESTS BENCH_SCALE_COUNTS; do
 		[ -n "${!v:-}" ] && genv+=" $v=${!v// /,}"
 	done
+	[ -n "$upstream" ] && genv+=" SIW_UPSTREAM=$(cd "$upstream" && pwd)"
 	# A scratch disk for what needs a real filesystem (blktests): a
 	# sparse file, so it costs only what the guest writes.
 	start_single() {
@@ -233,7 +238,7 @@ twovm|interop)
 	elif [ $# -gt 0 ]; then
 		gmode=bench
 		genv="SIW_TESTS=$(IFS=,; echo "$*")"
-		for v in BENCH_REPS BENCH_SECS BENCH_MIB; do
+		for v in BENCH_REPS BENCH_SECS BENCH_MIB BENCH_TWOVM_SCALE; do
 			[ -n "${!v:-}" ] && genv+=" $v=${!v}"
 		done
 	fi
