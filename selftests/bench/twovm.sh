@@ -12,6 +12,10 @@
 # latency (userspace/tcp_bench); siw Write, Read and Send at 4 KiB and
 # 64 KiB and Write and Read latency at 8 B (perftest over rdma_cm, -R);
 # siw's Write and Send at 64 KiB again with zero-copy transmit on.
+# Then, once, BENCH_TWOVM_SCALE (1000) connections at once
+# (userspace/qp_scale, a 64-byte message each way on each, checked):
+# setup, exchange and teardown times, and what the N QPs hold in each
+# guest while all are connected.
 # The guests meet at barriers, files in the output share both mount.
 # Guest 2 writes the raw lines to bench-twovm.tsv and the medians, with
 # siw's ratios to TCP and the two-VM target, to bench-twovm.md.
@@ -150,6 +154,77 @@ siw_zc_runs() {
 	echo "$saved" > $zc_knob
 }
 
+# The scale step: guest 1 serves, guest 2 connects N QPs and holds them
+# while both guests read their memory. Each guest writes its figures
+# (slab, vmalloc, MemTotal less MemAvailable in KiB, TCP sockets, all
+# differences from before the step) to its scale-mem file; guest 2 adds
+# qp_scale's line and writes the step's table to bench-twovm-scale.md.
+kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+mem_sample() {
+	echo "$(kb Slab) $(kb VmallocUsed) $(($(kb MemTotal) - $(kb MemAvailable))) $(awk '$1 == "TCP:" { print $3 }' /proc/net/sockstat)"
+}
+scale_step() {
+	local n=${BENCH_TWOVM_SCALE:-1000} qps=$SIW_DIR/userspace/qp_scale
+	local sport=18517 hold=/tmp/twovm-scale.hold before during spid cpid rc=0 i
+	[ -x "$qps" ] || { echo "bench twovm: $qps not built" >&2; return 1; }
+	sync; echo 3 > /proc/sys/vm/drop_caches
+	before=$(mem_sample)
+	if [ "$me" = 1 ]; then
+		timeout 900 "$qps" -s -a $srv -p $sport -n "$n" > /tmp/twovm-scale-srv.log 2>&1 &
+		spid=$!
+		for ((i = 0; i < 300; i++)); do
+			ss -ltnH "sport = :$sport" | grep -q . && break
+			sleep 0.1
+		done
+		barrier scale-ready
+		barrier scale-held 600
+		during=$(mem_sample)
+	else
+		barrier scale-ready
+		rm -f "$hold"
+		timeout 900 "$qps" -c $srv -p $sport -n "$n" -w "$hold" > /tmp/twovm-scale-cli.log 2>&1 &
+		cpid=$!
+		while [ ! -e "$hold" ] && kill -0 $cpid 2>/dev/null; do
+			sleep 0.2
+		done
+		barrier scale-held 600
+		during=$(mem_sample)
+	fi
+	paste -d' ' <(echo "$during" | tr ' ' '\n') <(echo "$before" | tr ' ' '\n') |
+		awk '{ printf "%d ", $1 - $2 } END { print "" }' > "$out/scale-mem"
+	barrier scale-sampled 600
+	if [ "$me" = 1 ]; then
+		wait $spid || { rc=1; echo "bench twovm: qp_scale server failed:" >&2; cat /tmp/twovm-scale-srv.log >&2; }
+		barrier scale-done 900
+		return $rc
+	fi
+	rm -f "$hold"
+	wait $cpid || rc=1
+	barrier scale-done 900
+	local line
+	line=$(grep '^conns=' /tmp/twovm-scale-cli.log)
+	if [ $rc != 0 ] || [ -z "$line" ]; then
+		echo "bench twovm: qp_scale with $n connections failed:" >&2
+		cat /tmp/twovm-scale-cli.log >&2
+		return 1
+	fi
+	python3 - "$n" "$line" "$share/vm1/scale-mem" "$out/scale-mem" > "$out/bench-twovm-scale.md" <<'EOF'
+import sys
+n = int(sys.argv[1])
+f = dict(kv.split("=") for kv in sys.argv[2].split())
+print(f"{n} connections at once between the guests (`userspace/qp_scale`, a "
+      f"64-byte message each way on each, checked): setup {float(f['setup_ms']):.0f} ms, "
+      f"exchange {float(f['exchange_ms']):.0f} ms, teardown {float(f['teardown_ms']):.0f} ms. "
+      f"Per QP, what each guest lost while all were held:\n")
+print("| guest | slab KiB / QP | vmalloc KiB / QP | used KiB / QP | TCP sockets |")
+print("|---|---|---|---|---|")
+for name, path in (("1 (server)", sys.argv[3]), ("2 (client)", sys.argv[4])):
+    slab, vm, used, socks = (int(x) for x in open(path).read().split())
+    print(f"| {name} | {slab / n:.1f} | {vm / n:.1f} | {used / n:.1f} | {socks} |")
+print()
+EOF
+}
+
 failed=0
 [ "$me" = 1 ] || : > "$tsv"
 transports=(tcp siw siw_zc)
@@ -160,6 +235,8 @@ for ((r = 0; r < reps; r++)); do
 		${t}_runs
 	done
 done
+log "guest $me: ${BENCH_TWOVM_SCALE:-1000} connections at once"
+scale_step || failed=1
 barrier finished
 rdma link delete bsiw || failed=1
 modprobe -r siw || failed=1
@@ -205,5 +282,6 @@ met = "not measured" if w64 is None else ("yes" if w64 >= 0.8 else "no")
 print(f"\nTarget: Write 64 KiB ≥ 0.8 × the TCP stream between the guests: "
       f"{'–' if w64 is None else f'{w64:.2f}'}, met: {met}.\n")
 EOF
+	cat "$out/bench-twovm-scale.md" >> "$md" 2>/dev/null
 fi
 [ $failed = 0 ] || die "some runs failed (above)"

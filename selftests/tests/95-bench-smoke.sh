@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-3-Clause
-# timeout: 1100
+# timeout: 1300
 # debug-skip: a benchmark smoke pass; the debug kernel's figures mean nothing
 # A short pass of `make bench` (selftests/bench/perf.sh with BENCH_SMOKE=1,
 # one run of each figure, one message size), so that the benchmark keeps
