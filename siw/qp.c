@@ -208,9 +208,10 @@ static int siw_qp_alloc_tx(struct siw_qp *qp)
 		if (!qp->sq_ext)
 			return -ENOMEM;
 	}
-	qp->orq_size = SIW_MAX_ORD_QP;
+	/* siw_qp_connected() grows them to the ORD and IRD agreed. */
+	qp->orq_size = SIW_RD_QUEUE_START;
 	qp->orq = kcalloc(qp->orq_size, sizeof(*qp->orq), GFP_KERNEL);
-	qp->irq_size = SIW_MAX_IRD_QP;
+	qp->irq_size = SIW_RD_QUEUE_START;
 	qp->irq = kcalloc(qp->irq_size, sizeof(*qp->irq), GFP_KERNEL);
 	qp->tx_hdr = kcalloc(SIW_TX_BATCH, SIW_FPDU_HDR_MAX, GFP_KERNEL);
 	qp->tx_trailer = kcalloc(SIW_TX_BATCH, SIW_TX_TRAILER_MAX, GFP_KERNEL);
@@ -523,6 +524,10 @@ int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 		     struct socket *sock, const struct siw_mpa_result *res,
 		     bool initiator)
 {
+	u32 ord = clamp_t(u32, res->ord, 1, SIW_MAX_ORD_QP);
+	u32 ird = clamp_t(u32, res->ird, 1, SIW_MAX_IRD_QP);
+	struct siw_orq_entry *orq = NULL;
+	struct siw_irq_entry *irq = NULL;
 	struct sock *sk = sock->sk;
 	unsigned long flags;
 	bool timed_hold;
@@ -530,11 +535,39 @@ int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 
 	pr_debug("siw: QP %u: connected in %s\n", qp->base_qp.qp_num,
 		 siw_qp_state_name(qp->state));
+	/*
+	 * ORQ and IRQ as deep as agreed: at 128 each they would take 48 KiB
+	 * of pages per QP. Nothing reads them before the QP is connected
+	 * (the transmitter waits for the socket, the receive path is not
+	 * hooked yet), so they are swapped below with the indices reset.
+	 */
+	if (ord > qp->orq_size) {
+		orq = kcalloc(ord, sizeof(*orq), GFP_KERNEL);
+		if (!orq)
+			return -ENOMEM;
+	}
+	if (ird > qp->irq_size) {
+		irq = kcalloc(ird, sizeof(*irq), GFP_KERNEL);
+		if (!irq) {
+			kfree(orq);
+			return -ENOMEM;
+		}
+	}
 	spin_lock_irqsave(&qp->state_lock, flags);
 	if (qp->connected || qp->state == IB_QPS_ERR ||
 	    qp->state == IB_QPS_RESET || qp->state == IB_QPS_SQD) {
 		spin_unlock_irqrestore(&qp->state_lock, flags);
+		kfree(orq);
+		kfree(irq);
 		return -EINVAL;
+	}
+	if (orq) {
+		swap(qp->orq, orq);
+		qp->orq_size = ord;
+	}
+	if (irq) {
+		swap(qp->irq, irq);
+		qp->irq_size = ird;
 	}
 	qp->crc = res->crc;
 	qp->mpa_rev = res->revision;
@@ -574,6 +607,9 @@ int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 	siw_qp_set_state(qp, IB_QPS_RTS, "connected");
 	qp->connected = true;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
+	/* The first, shallower queues, if they were replaced. */
+	kfree(orq);
+	kfree(irq);
 	/* Armed before receive starts, which may end the hold at once. */
 	if (timed_hold)
 		siw_tx_hold_arm(qp, cep->first_fpdu_wait_ms);

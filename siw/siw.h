@@ -27,6 +27,8 @@
 #define SIW_MAX_QP_WR		(16 * 1024)
 #define SIW_MAX_ORD_QP		128
 #define SIW_MAX_IRD_QP		128
+/* ORQ and IRQ entries a QP starts with, before a connection agrees its ORD, IRD. */
+#define SIW_RD_QUEUE_START	4
 /* A Read may scatter into as many SGEs as any work request (rx.c). */
 #define SIW_MAX_SGE_RD		SIW_MAX_SGE
 #define SIW_MAX_CQ		(16 * 1024)
