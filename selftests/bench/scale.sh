@@ -122,15 +122,7 @@ siw_links() {
 			rdma link delete bsiw
 	fi
 }
-# upstream_load KO: its dependencies by modprobe, then the module by its
-# path (it is named siw too: modprobe would find this siw).
-upstream_load() {
-	local d
-	for d in $(modinfo -F depends "$1" | tr , ' '); do
-		modprobe "$d" || return 1
-	done
-	insmod "$1"
-}
+. "$SIW_DIR/selftests/lib/upstream.sh"
 up=${SIW_UPSTREAM:-}
 if [ -z "$up" ]; then
 	log "no upstream siw given (SIW_UPSTREAM): siw and rxe only"

@@ -34,16 +34,7 @@ fi
 
 peer_net_up
 up=${SIW_UPSTREAM:-}
-# upstream_load KO: upstream siw's dependencies by modprobe, then the
-# module itself by its path (it is named siw too: modprobe would find
-# this siw in the guest's module tree).
-upstream_load() {
-	local d
-	for d in $(modinfo -F depends "$1" | tr , ' '); do
-		modprobe "$d" || return 1
-	done
-	insmod "$1"
-}
+. "$SIW_DIR/selftests/lib/upstream.sh"
 if [ "$me" = 1 ]; then
 	check "upstream siw built for $(uname -r): $up/siw.ko" \
 		sh -c "test -f '$up/siw.ko' && modinfo -F vermagic '$up/siw.ko' | grep -q '^$(uname -r) '" || exit 1
