@@ -28,6 +28,8 @@ teardown() {
 	true
 }
 trap teardown EXIT
+# What a benchmark killed before its trap ran (a timeout) left behind.
+teardown
 
 for c in ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_send_lat \
 	ib_read_lat rdma python3; do
