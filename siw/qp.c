@@ -572,8 +572,9 @@ int siw_qp_connected(struct siw_qp *qp, struct siw_cep *cep,
 	qp->crc = res->crc;
 	qp->mpa_rev = res->revision;
 	qp->rtr = res->p2p ? res->rtr : 0;
-	qp->ird = min_t(u32, max_t(u32, res->ird, 1), qp->irq_size);
-	qp->ord = min_t(u32, max_t(u32, res->ord, 1), qp->orq_size);
+	/* The rings hold at least that many now. */
+	qp->ird = ird;
+	qp->ord = ord;
 	qp->gso = res->gso;
 	WRITE_ONCE(qp->ext, res->ext);
 	if (res->gso)
