@@ -19,7 +19,17 @@ cmb=$SIW_DIR/userspace/cm_bench
 die() { echo "bench $bench_name: $*" >&2; exit 1; }
 log() { echo "bench $bench_name: $*" > /dev/console; echo "# $*"; }
 
+# The programs a benchmark runs. One killed by its timeout can leave them
+# running (perf, under SIGTERM, first writes its data), holding the
+# namespaces and the devices the links below name.
+bench_progs='ib_(write|read|send)_(bw|lat)|tcp_bench|cm_bench|qp_scale|perf'
+
 teardown() {
+	local deadline=$((SECONDS + 10))
+	pkill -9 -x "$bench_progs" 2>/dev/null
+	while pgrep -x "$bench_progs" > /dev/null && [ $SECONDS -lt $deadline ]; do
+		sleep 0.2
+	done
 	rdma link delete bsiw 2>/dev/null
 	rdma link delete brxe 2>/dev/null
 	for d in bsiw0 brxe0; do ip link del "$d" 2>/dev/null; done

@@ -30,17 +30,9 @@ qps=$SIW_DIR/userspace/qp_scale
 topo=veth port=18517
 hold=/tmp/qp-scale.hold
 
-kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
-sockets() { # TCP sockets in use in both namespaces
-	local n=0 ns
-	for ns in $NS1 $NS2; do
-		n=$((n + $(ip netns exec $ns awk '$1 == "TCP:" { print $3 }' /proc/net/sockstat)))
-	done
-	echo $n
-}
+. "$SIW_DIR/selftests/lib/memsample.sh"
 # Bytes in each slab cache (active objects times object size).
 slab_bytes() { awk 'NR > 2 { print $1, $2 * $4 }' /proc/slabinfo; }
-sample() { echo "$(kb Slab) $(kb VmallocUsed) $(($(kb MemTotal) - $(kb MemAvailable))) $(sockets)"; }
 
 # run TRANSPORT N: one pass; appends a raw line, or fails with the logs.
 run() {
@@ -52,7 +44,7 @@ run() {
 	# land in the first run's setup time.
 	cx ping -c1 -W2 "$a" > /dev/null
 	sync; echo 3 > /proc/sys/vm/drop_caches
-	before=$(sample)
+	before=$(mem_sample $NS1 $NS2)
 	slab_bytes > /tmp/scale-slab.before
 	sx timeout 1200 "$qps" -s -a "$a" -p $port -n "$2" > /tmp/scale-srv.log 2>&1 &
 	spid=$!
@@ -65,7 +57,7 @@ run() {
 	while [ ! -e "$hold" ] && kill -0 $cpid 2>/dev/null; do
 		sleep 0.2
 	done
-	during=$(sample)
+	during=$(mem_sample $NS1 $NS2)
 	slab_bytes > /tmp/scale-slab.during
 	rm -f "$hold"
 	wait $cpid
@@ -83,9 +75,7 @@ run() {
 		return 1
 	fi
 	# The slab figure's difference, not the figure: what the QPs hold.
-	echo "$1 $2 $(echo "$line" | sed 's/[a-z_]*=//g; s/^[0-9]* //') $(
-		paste -d' ' <(echo "$during" | tr ' ' '\n') <(echo "$before" | tr ' ' '\n') |
-		awk '{ printf "%d ", $1 - $2 }')" >> "$raw"
+	echo "$1 $2 $(echo "$line" | sed 's/[a-z_]*=//g; s/^[0-9]* //') $(mem_delta "$before" "$during")" >> "$raw"
 	log "$1 $2 QPs: $line"
 	# The caches that grew most, per QP (2N of them).
 	awk -v t="$1" -v n="$2" 'NR == FNR { b[$1] = $2; next }

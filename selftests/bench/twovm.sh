@@ -30,6 +30,7 @@ out=$SIW_OUT
 tsv=$out/bench-twovm.tsv
 md=$out/bench-twovm.md
 . "$SIW_DIR/selftests/lib/perftest.sh"
+. "$SIW_DIR/selftests/lib/memsample.sh"
 tcpb=$SIW_DIR/userspace/tcp_bench
 srv=192.0.2.11
 port=18515
@@ -159,10 +160,6 @@ siw_zc_runs() {
 # (slab, vmalloc, MemTotal less MemAvailable in KiB, TCP sockets, all
 # differences from before the step) to its scale-mem file; guest 2 adds
 # qp_scale's line and writes the step's table to bench-twovm-scale.md.
-kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
-mem_sample() {
-	echo "$(kb Slab) $(kb VmallocUsed) $(($(kb MemTotal) - $(kb MemAvailable))) $(awk '$1 == "TCP:" { print $3 }' /proc/net/sockstat)"
-}
 scale_step() {
 	local n=${BENCH_TWOVM_SCALE:-1000} qps=$SIW_DIR/userspace/qp_scale
 	local sport=18517 hold=/tmp/twovm-scale.hold before during spid cpid rc=0 i
@@ -190,8 +187,7 @@ scale_step() {
 		barrier scale-held 600
 		during=$(mem_sample)
 	fi
-	paste -d' ' <(echo "$during" | tr ' ' '\n') <(echo "$before" | tr ' ' '\n') |
-		awk '{ printf "%d ", $1 - $2 } END { print "" }' > "$out/scale-mem"
+	mem_delta "$before" "$during" > "$out/scale-mem"
 	barrier scale-sampled 600
 	if [ "$me" = 1 ]; then
 		wait $spid || { rc=1; echo "bench twovm: qp_scale server failed:" >&2; cat /tmp/twovm-scale-srv.log >&2; }
