@@ -39,7 +39,16 @@ plan() {
 	ktap_plan "$1"
 }
 
-ok() { ktap_pass "$*"; }
+# Each case's time since the case before it (or since the test began),
+# shown when it is long: where a test's minutes go.
+LIB_CASE_T=$SECONDS
+case_time() {
+	local t=$((SECONDS - LIB_CASE_T))
+	LIB_CASE_T=$SECONDS
+	[ $t -lt 5 ] || ktap_diag "(${t} s)"
+}
+
+ok() { ktap_pass "$*"; case_time; }
 
 # fail DESC [DETAIL...]: a failed case, with its details as diagnostics.
 fail() {
@@ -48,6 +57,7 @@ fail() {
 	local kernel
 	kernel=$(dmesg 2>/dev/null | tail -n 12 | sed 's/^/kernel: /')
 	ktap_fail "$@" ${kernel:+"$kernel"}
+	case_time
 }
 
 # at_exit CMD: CMD runs when the test exits, however it exits (in place
