@@ -55,6 +55,7 @@ prepare() {
 		echo "== building the test programs in $release's tree"
 		userspace_for "$release" && in_tree "$croot" make -s -C userspace || return 1
 		guest_root=$croot
+		blktests_for "$release" "$croot" || return 1
 		# rdma-core's tests at the version of the tree's pyverbs.
 		if [ -z "${RDMA_CORE_TESTS:-}" ]; then
 			RDMA_CORE_TESTS=$(scripts/rdma-core-tests.sh "$croot" \
@@ -74,6 +75,7 @@ prepare() {
 		userspace_for host && make -s -C userspace || return 1
 		guest_root=/
 		siw_module=siw/siw.ko
+		blktests_for host || return 1
 		# DKMS as a user of this host's release runs it, in a tree of
 		# that release (never on the host's own /lib/modules). The
 		# debug kernel has no headers package: its guests load the
@@ -139,6 +141,29 @@ dkms_module() {
 	esac || return 1
 	echo "   the guests load $ko (built by DKMS)"
 	siw_module=$out/siw.ko
+}
+
+# blktests_for WHERE [ROOT]: blktests (../shared/third-party) unpacked
+# into build/blktests and its programs built for the guests' userland (a
+# release's tree ROOT, or this host's): 89-blktests copies it from there.
+# Built in the guest, under emulation, it took minutes of every run;
+# here, seconds. Without the tarball, nothing: 89-blktests says so.
+blktests_for() {
+	local third=${SIW_THIRD_PARTY:-$top/../shared/third-party}
+	local stamp=build/blktests/.siw-built-for tarball want
+	tarball=$(ls "$third"/blktests-*.tar.gz 2>/dev/null | head -1)
+	[ -n "$tarball" ] || return 0
+	want="$1 ${tarball##*/}"
+	[ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && return 0
+	echo "== building blktests (${tarball##*/}) for $1"
+	rm -rf build/blktests && mkdir -p build/blktests &&
+		tar -xzf "$tarball" -C build/blktests || return 1
+	if [ $# -gt 1 ]; then
+		in_tree "$2" make -s -C build/blktests/blktests > /dev/null
+	else
+		make -s -C build/blktests/blktests > /dev/null
+	fi || { echo "blktests did not build" >&2; return 1; }
+	echo "$want" > "$stamp"
 }
 
 # userspace_for WHERE: the test programs of another tree (this host's, or

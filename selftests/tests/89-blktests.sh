@@ -20,6 +20,8 @@
 here=$(cd "$(dirname "$0")" && pwd)
 third=${SIW_THIRD_PARTY:-$SIW_DIR/../shared/third-party}
 fs=/tmp/blktests-fs
+# Unpacked and built by the host for this guest's userland (prepare.sh).
+prebuilt=$SIW_DIR/build/blktests
 addr=192.0.2.61
 nic= udevd=
 
@@ -77,6 +79,9 @@ check "XFS on the scratch disk ${scratch:-(none)}, mounted on $fs" sh -c \
 if [ -n "$src" ]; then
 	check "blktests copied and built" sh -c \
 		"cp -a '$src' $fs/blktests && make -s -C $fs/blktests" || exit 1
+elif [ "$(cut -d' ' -f2 "$prebuilt/.siw-built-for" 2>/dev/null)" = "${tarball##*/}" ]; then
+	check "blktests as the host built it for this userland ($prebuilt), copied" \
+		cp -a "$prebuilt/blktests" $fs/blktests || exit 1
 else
 	check "blktests unpacked and built" sh -c \
 		"tar -xzf '$tarball' -C $fs && make -s -C $fs/blktests" || exit 1
