@@ -10,9 +10,9 @@ meminfo_kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 # are kernel sockets, counted too), or in the caller's own.
 tcp_sockets() {
 	local n=0 ns
-	[ $# -gt 0 ] || { awk '$1 == "TCP:" { print $3 }' /proc/net/sockstat; return; }
+	[ $# -gt 0 ] || set -- ""
 	for ns; do
-		n=$((n + $(ip netns exec "$ns" awk '$1 == "TCP:" { print $3 }' /proc/net/sockstat)))
+		n=$((n + $(${ns:+ip netns exec "$ns"} awk '$1 == "TCP:" { print $3 }' /proc/net/sockstat)))
 	done
 	echo $n
 }
@@ -26,6 +26,6 @@ mem_sample() {
 
 # mem_delta BEFORE AFTER: the two samples' difference, field by field.
 mem_delta() {
-	paste -d' ' <(echo "$2" | tr ' ' '\n') <(echo "$1" | tr ' ' '\n') |
-		awk '{ printf "%d ", $1 - $2 } END { print "" }'
+	awk -v a="$1" -v b="$2" 'BEGIN { n = split(a, x); split(b, y)
+		for (i = 1; i <= n; i++) printf "%d ", y[i] - x[i]; print "" }'
 }
